@@ -1,0 +1,124 @@
+/* gpu_alloc/free/upload/download for both backends, and array argument checks. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core.h"
+
+#if GPUPRIM_HAVE_CUDA
+#  include <cuda_runtime_api.h>
+#  include "cuda_memory.h"
+#endif
+
+/* Host allocations are 64-byte aligned: whole cache lines, any vector width. */
+enum { HOST_ALIGNMENT = 64 };
+
+gpu_status gpu_alloc(void **p, size_t bytes) {
+  static const char fn[] = "gpu_alloc";
+  if (!p) return gp_fail(GPU_ERR_INVALID_ARGUMENT, "%s: p is NULL", fn);
+  gpu_backend b;
+  gpu_status s = gp_backend(fn, &b);
+  if (s != GPU_OK) return s;
+  *p = NULL;
+  if (bytes == 0) return GPU_OK;
+  if (b == GPU_BACKEND_HOST) {
+    void *q = NULL;
+    if (posix_memalign(&q, HOST_ALIGNMENT, bytes) != 0)
+      return gp_fail(GPU_ERR_OUT_OF_MEMORY, "%s: %zu bytes of host memory", fn, bytes);
+    *p = q;
+    return GPU_OK;
+  }
+#if GPUPRIM_HAVE_CUDA
+  return gp_cuda_status(cudaMalloc(p, bytes), fn, "cudaMalloc");
+#else
+  return GPU_ERR_NO_DEVICE;
+#endif
+}
+
+gpu_status gpu_free(void *p) {
+  static const char fn[] = "gpu_free";
+  if (!p) return GPU_OK;
+  gpu_backend b;
+  gpu_status s = gp_backend(fn, &b);
+  if (s != GPU_OK) return s;
+  if (b == GPU_BACKEND_HOST) {
+    free(p);
+    return GPU_OK;
+  }
+#if GPUPRIM_HAVE_CUDA
+  return gp_cuda_status(cudaFree(p), fn, "cudaFree");
+#else
+  return GPU_ERR_NO_DEVICE;
+#endif
+}
+
+/* One copy between host memory and the backend's memory, ordered on the
+ * thread's stream and finished before returning (the caller may reuse or read
+ * its host buffer at once). */
+static gpu_status copy(const char *fn, void *dst, const void *src, size_t bytes, bool upload) {
+  if (bytes > 0 && (!dst || !src))
+    return gp_fail(GPU_ERR_INVALID_ARGUMENT, "%s: %s is NULL with %zu bytes", fn,
+                   !dst ? (upload ? "dst" : "host_dst") : (upload ? "host_src" : "src"), bytes);
+  gpu_backend b;
+  gpu_status s = gp_backend(fn, &b);
+  if (s != GPU_OK || bytes == 0) return s;
+  const void *dev = upload ? dst : src;
+  s = gp_check_array(fn, upload ? "dst" : "src", dev, bytes, 1, b);
+  if (s != GPU_OK) return s;
+  if (b == GPU_BACKEND_HOST) {
+    memmove(dst, src, bytes);
+    return GPU_OK;
+  }
+#if GPUPRIM_HAVE_CUDA
+  cudaStream_t stream = (cudaStream_t)gp_stream();
+  s = gp_cuda_status(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream), fn,
+                     "cudaMemcpyAsync");
+  if (s != GPU_OK) return s;
+  return gp_cuda_status(cudaStreamSynchronize(stream), fn, "cudaStreamSynchronize");
+#else
+  return GPU_ERR_NO_DEVICE;
+#endif
+}
+
+gpu_status gpu_upload(void *dst, const void *host_src, size_t bytes) {
+  return copy("gpu_upload", dst, host_src, bytes, true);
+}
+
+gpu_status gpu_download(void *host_dst, const void *src, size_t bytes) {
+  return copy("gpu_download", host_dst, src, bytes, false);
+}
+
+gpu_status gpu_release_cached_memory(void) {
+#if GPUPRIM_HAVE_CUDA
+  if (gp_cuda_available()) return gp_cuda_release_cached("gpu_release_cached_memory");
+#endif
+  return GPU_OK;
+}
+
+gpu_status gp_check_array(const char *fn, const char *name, const void *p, size_t n,
+                          size_t elem_bytes, gpu_backend b) {
+  if (n == 0) return GPU_OK;
+  if (!p) return gp_fail(GPU_ERR_INVALID_ARGUMENT, "%s: %s is NULL with n = %zu", fn, name, n);
+  if (n > SIZE_MAX / elem_bytes)
+    return gp_fail(GPU_ERR_INVALID_ARGUMENT, "%s: %s: n = %zu elements overflow a size_t", fn,
+                   name, n);
+  if ((uintptr_t)p % elem_bytes != 0)
+    return gp_fail(GPU_ERR_INVALID_ARGUMENT, "%s: %s = %p is not aligned to its %zu-byte elements",
+                   fn, name, p, elem_bytes);
+#if GPUPRIM_HAVE_CUDA
+  if (b == GPU_BACKEND_CUDA) return gp_cuda_check_range(fn, name, p, n * elem_bytes);
+#else
+  (void)b;
+#endif
+  return GPU_OK;
+}
+
+gpu_status gp_check_same_or_disjoint(const char *fn, const char *a_name, const void *a,
+                                     const char *b_name, const void *b, size_t bytes) {
+  uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+  if (x == y || bytes == 0) return GPU_OK;
+  bool overlap = x < y ? y - x < bytes : x - y < bytes;
+  if (overlap)
+    return gp_fail(GPU_ERR_INVALID_ARGUMENT,
+                   "%s: %s and %s overlap without being the same array", fn, a_name, b_name);
+  return GPU_OK;
+}
