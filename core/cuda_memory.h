@@ -9,8 +9,8 @@ extern "C" {
 #endif
 
 /* INVALID_ARGUMENT unless the device can reach [p, p + bytes): memory from
- * cudaMalloc (or a pool) whose allocation holds the whole range, managed or
- * pinned host memory, or pageable memory where the device can use it. */
+ * cudaMalloc (or a pool) whose allocation holds the whole range, or managed
+ * or pinned host memory. */
 gpu_status gp_cuda_check_range(const char *fn, const char *name, const void *p, size_t bytes);
 
 #ifdef __cplusplus

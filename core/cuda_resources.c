@@ -40,7 +40,7 @@ static address_range_fn address_range;
 
 static void load_address_range(void) {
   void *f = NULL;
-  cudaDriverEntryPointQueryResult q;
+  enum cudaDriverEntryPointQueryResult q;
   if (cudaGetDriverEntryPointByVersion("cuMemGetAddressRange", &f, 12000, cudaEnableDefault,
                                        &q) == cudaSuccess &&
       q == cudaDriverEntryPointSuccess)
@@ -55,16 +55,14 @@ gpu_status gp_cuda_check_range(const char *fn, const char *name, const void *p, 
     return gp_fail(GPU_ERR_INVALID_ARGUMENT, "%s: %s = %p is not memory the GPU can reach", fn,
                    name, p);
   }
-  if (a.type == cudaMemoryTypeUnregistered) {
-    int dev = 0, pageable = 0;
-    cudaGetDevice(&dev);
-    cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, dev);
-    if (pageable) return GPU_OK;
+  /* Plain host memory is refused even where the device could page it in:
+   * there is no telling a valid host pointer from a stray one, and a stray
+   * one would fault the kernel and the whole context with it. */
+  if (a.type == cudaMemoryTypeUnregistered)
     return gp_fail(GPU_ERR_INVALID_ARGUMENT,
-                   "%s: %s = %p is host memory; the CUDA backend needs device memory "
-                   "(gpu_alloc), or select the host backend",
+                   "%s: %s = %p is not CUDA memory; the CUDA backend needs device, managed or "
+                   "pinned memory (gpu_alloc), or select the host backend",
                    fn, name, p);
-  }
   if (a.type != cudaMemoryTypeDevice) return GPU_OK; /* pinned host or managed */
   pthread_once(&range_once, load_address_range);
   CUdeviceptr base = 0;
@@ -89,6 +87,7 @@ static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static cudaMemPool_t pools[MAX_DEVICES];
 
 static gpu_status device_pool(const char *fn, cudaMemPool_t *pool) {
+  *pool = NULL;
   int dev = 0;
   gpu_status s = gp_cuda_status(cudaGetDevice(&dev), fn, "cudaGetDevice");
   if (s != GPU_OK) return s;

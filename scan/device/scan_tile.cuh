@@ -1,0 +1,159 @@
+/*
+ * The fast path: single-pass scan and reduce, one tile per block.
+ *
+ * Per tile:
+ *   1. take the next tile index from the counter (launch order)
+ *   2. load the tile into registers (16-byte vectors when aligned)
+ *   3. scan it: each thread folds its vector of each row, warps scan rows
+ *      with shuffles (Hillis-Steele), rows chain within the warp, and warp
+ *      totals are scanned through shared memory
+ *   4. publish the tile's aggregate and get the tile's prefix from the
+ *      fixed-tree look-back (lookback.cuh); one tile alone skips this
+ *   5. add the prefix and store
+ *
+ * REVERSE scans the tile from its last item to its first: physical tile
+ * tiles-1-t is taken t-th, rows, lanes, warps and vector items are visited
+ * backwards. Every combination happens in a fixed order, so results are the
+ * same bits on every run.
+ */
+#pragma once
+
+#include "lookback.cuh"
+#include "tile_io.cuh"
+#include "warp_scan.cuh"
+
+namespace gp {
+
+/* Index in scan order -> physical index, for rows, vector items and warps. */
+template <bool REVERSE, int COUNT> __device__ constexpr int scan_order(int i) { return REVERSE ? COUNT - 1 - i : i; }
+
+template <typename Op, typename T> __device__ inline bool identity_differs_from_neutral() {
+  return to_bits(Op::identity()) != to_bits(Op::neutral());
+}
+
+/* Steps 4's look-back for a tile that is not alone: warp 0 publishes (and
+ * closes groups), warps 1.. fold one level each; returns the tile's exclusive
+ * prefix (Op::neutral() for the first tile) in every thread. */
+template <typename Op, typename Shape, typename T>
+__device__ inline T tile_prefix_from_lookback(const lookback_args &lb, uint32_t tile, T aggregate, bool need_prefix,
+                                              T *s_level_fold, int warp, int lane) {
+  if (warp == 0) {
+    publish_and_close_groups<Op>(lb, tile, aggregate, lane);
+  } else if (need_prefix) {
+    for (uint32_t level = warp - 1; level < lb.levels; level += Shape::warps - 1) {
+      T f = fold_level<Op, T>(lb, tile, level, lane);
+      if (lane == 0) s_level_fold[level] = f;
+    }
+  }
+  __syncthreads();
+  T prefix = Op::neutral();
+  if (need_prefix)
+    for (int level = int(lb.levels) - 1; level >= 0; level--) prefix = Op::apply(prefix, s_level_fold[level]);
+  return prefix;
+}
+
+template <typename T, typename Op, typename Shape, bool REVERSE>
+__global__ void __launch_bounds__(Shape::threads)
+    scan_single_pass(const T *in, T *out, uint64_t n, bool exclusive, bool vector_ok, lookback_args lb) {
+  constexpr int ROWS = Shape::rows, VEC = Shape::vec, NW = Shape::warps;
+  static_assert(NW >= 2, "one warp publishes while the others fold levels");
+  __shared__ uint32_t s_tile;
+  __shared__ T s_warp_total[NW];
+  __shared__ T s_level_fold[LOOKBACK_MAX_LEVELS];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int vwarp = scan_order<REVERSE, NW>(warp); /* this warp's place in scan order */
+
+  const uint32_t tile = take_tile(lb, &s_tile);
+  const uint32_t ptile = REVERSE ? lb.tiles - 1 - tile : tile;
+  const uint64_t base = uint64_t(ptile) * Shape::tile_items;
+  const uint32_t valid = uint32_t(min(n - base, uint64_t(Shape::tile_items)));
+
+  T x[ROWS][VEC];
+  load_tile<Shape>(in + base, valid, vector_ok, warp, lane, x, Op::neutral());
+
+  /* 3. Rows: thread fold, warp scan; rows chained in scan order. */
+  T lane_excl[ROWS], row_prefix[ROWS];
+  T warp_total = Op::neutral();
+#pragma unroll
+  for (int rr = 0; rr < ROWS; rr++) {
+    const int r = scan_order<REVERSE, ROWS>(rr);
+    T t = x[r][scan_order<REVERSE, VEC>(0)];
+#pragma unroll
+    for (int kk = 1; kk < VEC; kk++) t = Op::apply(t, x[r][scan_order<REVERSE, VEC>(kk)]);
+    T incl = warp_inclusive_scan<Op, REVERSE>(t, lane);
+    lane_excl[r] = warp_exclusive_from_inclusive<Op, REVERSE>(incl, lane);
+    row_prefix[r] = warp_total;
+    warp_total = Op::apply(warp_total, warp_last<REVERSE>(incl));
+  }
+  if (lane == 0) s_warp_total[vwarp] = warp_total;
+  __syncthreads();
+
+  /* Every warp scans the warp totals itself (same bits in each): no second barrier. */
+  T wincl = warp_inclusive_scan<Op, false>(lane < NW ? s_warp_total[lane] : Op::neutral(), lane);
+  const T aggregate = __shfl_sync(FULL_MASK, wincl, WARP - 1);
+  const T warp_prefix = __shfl_sync(FULL_MASK, warp_exclusive_from_inclusive<Op, false>(wincl, lane), vwarp);
+
+  /* 4. Look-back. */
+  T prefix = Op::neutral();
+  if (lb.tiles > 1) prefix = tile_prefix_from_lookback<Op, Shape>(lb, tile, aggregate, true, s_level_fold, warp, lane);
+
+  /* 5. Each item: the running fold from its thread's prefix. */
+  const T thread_base = Op::apply(prefix, warp_prefix);
+#pragma unroll
+  for (int rr = 0; rr < ROWS; rr++) {
+    const int r = scan_order<REVERSE, ROWS>(rr);
+    T acc = Op::apply(Op::apply(thread_base, row_prefix[r]), lane_excl[r]);
+#pragma unroll
+    for (int kk = 0; kk < VEC; kk++) {
+      const int k = scan_order<REVERSE, VEC>(kk);
+      T next = Op::apply(acc, x[r][k]);
+      x[r][k] = exclusive ? acc : next;
+      acc = next;
+    }
+  }
+  /* An exclusive scan's first output is the identity, not the padding's neutral. */
+  if (exclusive && tile == 0 && identity_differs_from_neutral<Op, T>()) {
+    const uint32_t first = REVERSE ? valid - 1 : 0;
+#pragma unroll
+    for (int r = 0; r < ROWS; r++)
+#pragma unroll
+      for (int k = 0; k < VEC; k++)
+        if (uint32_t(item_offset<Shape>(warp, lane, r) + k) == first) x[r][k] = Op::identity();
+  }
+  store_tile<Shape>(out + base, valid, vector_ok, warp, lane, x);
+}
+
+/* Reduce: the same tiles and look-back; only the last tile needs its prefix,
+ * and it writes prefix op aggregate to *result. */
+template <typename T, typename Op, typename Shape>
+__global__ void __launch_bounds__(Shape::threads)
+    reduce_single_pass(const T *in, uint64_t n, bool vector_ok, lookback_args lb, T *result) {
+  constexpr int ROWS = Shape::rows, VEC = Shape::vec, NW = Shape::warps;
+  __shared__ uint32_t s_tile;
+  __shared__ T s_warp_total[NW];
+  __shared__ T s_level_fold[LOOKBACK_MAX_LEVELS];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+
+  const uint32_t tile = take_tile(lb, &s_tile);
+  const uint64_t base = uint64_t(tile) * Shape::tile_items;
+  const uint32_t valid = uint32_t(min(n - base, uint64_t(Shape::tile_items)));
+  T x[ROWS][VEC];
+  load_tile<Shape>(in + base, valid, vector_ok, warp, lane, x, Op::neutral());
+
+  T t = Op::neutral();
+#pragma unroll
+  for (int r = 0; r < ROWS; r++)
+#pragma unroll
+    for (int k = 0; k < VEC; k++) t = Op::apply(t, x[r][k]);
+  t = warp_reduce<Op>(t);
+  if (lane == 0) s_warp_total[warp] = t;
+  __syncthreads();
+  const T aggregate = warp_reduce<Op>(lane < NW ? s_warp_total[lane] : Op::neutral());
+
+  const bool last = tile == lb.tiles - 1;
+  T prefix = Op::neutral();
+  if (lb.tiles > 1) prefix = tile_prefix_from_lookback<Op, Shape>(lb, tile, aggregate, last, s_level_fold, warp, lane);
+  if (last && threadIdx.x == 0) *result = Op::apply(prefix, aggregate);
+}
+
+}  // namespace gp

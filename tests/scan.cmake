@@ -1,0 +1,10 @@
+add_library(gpuprim_scan_reference STATIC scan_reference.c)
+target_link_libraries(gpuprim_scan_reference PUBLIC gpuprim_test_util)
+
+gpuprim_add_test(test_scan_host SOURCES test_scan.c LABELS host)
+target_link_libraries(test_scan_host PRIVATE gpuprim_scan_reference)
+if(GPUPRIM_CUDA)
+  gpuprim_add_test(test_scan_cuda SOURCES test_scan.c test_scan_cuda.c LABELS cuda)
+  target_compile_definitions(test_scan_cuda PRIVATE TU_CUDA=1)
+  target_link_libraries(test_scan_cuda PRIVATE gpuprim_scan_reference CUDA::cudart Threads::Threads)
+endif()

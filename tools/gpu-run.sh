@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# One call on the GPU machine: build (unless a build tree built elsewhere is
+# carried and runs here), every test suite including the CUDA ones,
+# compute-sanitizer on quick sizes, the tuning sweep and the benchmarks; a
+# short table last. Logs and JSON go to $OUT.
+#
+#   tools/gpu-run.sh [test] [sanitize] [tune] [bench]    (default: all four)
+#
+# Needs .gpu-deps (../shared/gpu/fetch-deps) carried along; see README.md.
+set -uo pipefail
+OUT=${OUT:-/tmp/gpuprim-out}
+mkdir -p "$OUT"
+stages=${*:-test sanitize tune bench}
+only=${GPUPRIM_TESTS_REGEX:-.}   # which suites (a regex on their names)
+root=$(pwd)
+summary=$OUT/summary.txt
+: > "$summary"
+note() { echo "$*" | tee -a "$summary"; }
+
+if ls .gpu-deps/*.deb >/dev/null 2>&1; then
+  for f in .gpu-deps/*.deb; do dpkg -x "$f" /; done
+  ldconfig
+fi
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader | tee "$OUT/gpu.txt"
+
+# A build tree carried from /work/main (paths inside it are absolute): make
+# that path lead here, and use it if its programs start on this machine.
+build=""
+if [ -x build/tests/test_scan_cuda ] && [ "$root" != /work/main ] && [ ! -e /work/main ]; then
+  mkdir -p /work && ln -s "$root" /work/main
+fi
+if [ -x /work/main/build/tests/test_scan_cuda ] && /work/main/build/tests/test_core >/dev/null 2>&1; then
+  build=/work/main/build
+  note "build: carried tree (built off this machine)"
+else
+  build=/tmp/gpuprim-build
+  t0=$(date +%s)
+  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >"$OUT/build.log" 2>&1 &&
+    cmake --build "$build" -j16 >>"$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
+  note "build: here, $(( $(date +%s) - t0 )) s"
+fi
+
+# A quick pass of every CUDA suite first: a hang or crash stops the call
+# here, in a minute, instead of at the long timeouts below.
+cuda_suites=$(ls "$build"/tests/test_*_cuda | grep -E "$only")
+for t in $cuda_suites; do
+  GPUPRIM_TEST_QUICK=1 timeout 90 "$t" >"$OUT/smoke-$(basename "$t").log" 2>&1
+  rc=$?
+  note "smoke $(basename "$t"): rc=$rc"
+  if [ $rc -ne 0 ] && [ $rc -ne 77 ]; then tail -30 "$OUT/smoke-$(basename "$t").log"; exit 1; fi
+done
+
+if [[ " $stages " == *" test "* ]]; then
+  t0=$(date +%s)
+  (cd "$build" && timeout 420 ctest --output-on-failure -j4 --timeout 400 -R "$only") >"$OUT/test.log" 2>&1
+  rc=$?
+  grep -E "tests passed|Test +#|Skipped|Failed|\*\*\*" "$OUT/test.log" | tail -25
+  note "tests: rc=$rc, $(grep -E 'tests passed' "$OUT/test.log"), $(( $(date +%s) - t0 )) s"
+fi
+
+if [[ " $stages " == *" sanitize "* ]]; then
+  for tool in memcheck racecheck synccheck; do
+    t0=$(date +%s)
+    extra=""
+    [ $tool = memcheck ] && extra="--leak-check full"
+    for t in $cuda_suites; do
+      GPUPRIM_TEST_QUICK=1 timeout 300 compute-sanitizer --tool $tool $extra --error-exitcode 99 "$t" \
+        >"$OUT/sanitize-$tool-$(basename "$t").log" 2>&1
+      rc=$?
+      note "compute-sanitizer $tool $(basename "$t"): rc=$rc ($(grep -m1 -E 'ERROR SUMMARY|LEAK SUMMARY' "$OUT/sanitize-$tool-$(basename "$t").log"))  $(( $(date +%s) - t0 )) s"
+    done
+  done
+fi
+
+if [[ " $stages " == *" tune "* ]] && [ -x "$build/bench/scan_tune" ]; then
+  timeout 200 "$build/bench/scan_tune" | tee "$OUT/tune.txt"
+fi
+
+if [[ " $stages " == *" bench "* ]]; then
+  for b in "$build"/bench/bench_*; do
+    name=$(basename "$b")
+    timeout 400 "$b" --benchmark_out="$OUT/$name.json" --benchmark_out_format=json >"$OUT/$name.txt" 2>&1
+    note "$name: rc=$?"
+    sed -n '/^summary/,$p' "$OUT/$name.txt" | tee -a "$summary"
+  done
+fi
+
+echo
+echo "=================== summary ==================="
+cat "$summary"
