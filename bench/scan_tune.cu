@@ -9,7 +9,8 @@
 
 namespace {
 
-template <typename T, gpu_op OP, int THREADS, int ROWS> struct tuned_scan {
+// PIPELINED: the persistent kernel with bulk-copy prefetch; else one tile per block.
+template <typename T, gpu_op OP, int THREADS, int ROWS, bool PIPELINED> struct tuned_scan {
   static constexpr int VEC = 16 / sizeof(T);
   using Shape = gp::tile_shape<THREADS, ROWS, VEC>;
   const T *in;
@@ -20,9 +21,17 @@ template <typename T, gpu_op OP, int THREADS, int ROWS> struct tuned_scan {
     const uint64_t tiles = (s->n + Shape::tile_items - 1) / Shape::tile_items;
     gp::lookback_args lb;
     gp_tilestate ts{};
-    if (gp::prepare_lookback<T>("tune", tiles, 0, &lb, &ts, nullptr) != GPU_OK) std::exit(2);
-    gp::scan_single_pass<T, gp::scan_op<T, OP>, Shape, false>
-        <<<unsigned(tiles), THREADS>>>(s->in, s->out, s->n, false, true, lb);
+    if constexpr (PIPELINED) {
+      const auto kernel = gp::scan_pipelined<T, gp::scan_op<T, OP>, Shape, false>;
+      const size_t smem = 2 * Shape::tile_items * sizeof(T);
+      const unsigned grid = unsigned(std::min<uint64_t>(tiles, gp::resident_blocks(kernel, THREADS, smem)));
+      if (gp::prepare_lookback<T>("tune", tiles, 0, tiles + grid, &lb, &ts, nullptr) != GPU_OK) std::exit(2);
+      kernel<<<grid, THREADS, smem>>>(s->in, s->out, s->n, false, true, lb);
+    } else {
+      if (gp::prepare_lookback<T>("tune", tiles, 0, tiles, &lb, &ts, nullptr) != GPU_OK) std::exit(2);
+      gp::scan_single_pass<T, gp::scan_op<T, OP>, Shape, false>
+          <<<unsigned(tiles), THREADS>>>(s->in, s->out, s->n, false, true, lb);
+    }
   }
 };
 
@@ -36,17 +45,17 @@ struct copy_case {
   }
 };
 
-template <typename T, gpu_op OP, int THREADS, int ROWS> void measure(const char *type, size_t n) {
+template <typename T, gpu_op OP, int THREADS, int ROWS, bool PIPELINED = true> void measure(const char *type, size_t n) {
   void *in = bench_buffer(0, n * sizeof(T)), *out = bench_buffer(1, n * sizeof(T));
-  tuned_scan<T, OP, THREADS, ROWS> s{static_cast<const T *>(in), static_cast<T *>(out), n};
+  tuned_scan<T, OP, THREADS, ROWS, PIPELINED> s{static_cast<const T *>(in), static_cast<T *>(out), n};
   copy_case c{in, out, n * sizeof(T)};
-  const bench_fn fns[2] = {tuned_scan<T, OP, THREADS, ROWS>::run, copy_case::run};
+  const bench_fn fns[2] = {tuned_scan<T, OP, THREADS, ROWS, PIPELINED>::run, copy_case::run};
   void *const args[2] = {&s, &c};
   double us[2];
   bench_medians_us(2, fns, args, 3, 21, us);
   cudaError_t e = cudaDeviceSynchronize();
-  std::printf("tune %-4s %-3s n=2^%-2d threads=%-4d rows=%-2d tile=%-6d %9.1f us  copy %9.1f us  vs_copy %.3f%s\n", type,
-              OP == GPU_ADD ? "add" : "max", __builtin_ctzll(n), THREADS, ROWS, THREADS * ROWS * (16 / int(sizeof(T))),
+  std::printf("tune %-9s %-4s %-3s n=2^%-2d threads=%-4d rows=%-2d tile=%-6d %9.1f us  copy %9.1f us  vs_copy %.3f%s\n",
+              PIPELINED ? "pipelined" : "1-tile", type, OP == GPU_ADD ? "add" : "max", __builtin_ctzll(n), THREADS, ROWS, THREADS * ROWS * (16 / int(sizeof(T))),
               us[0], us[1], us[1] / us[0], e == cudaSuccess ? "" : "  CUDA ERROR");
 }
 
@@ -54,6 +63,7 @@ template <typename T, gpu_op OP> void sweep(const char *type, size_t n) {
   bench_fill_random(bench_buffer(0, n * sizeof(T)), n, std::is_same_v<T, float> ? GPU_F32
                                                        : std::is_same_v<T, double> ? GPU_F64
                                                        : sizeof(T) == 4 ? GPU_I32 : GPU_I64, 7);
+  measure<T, OP, 256, 8, false>(type, n); /* the best one-tile-per-block shape of the first sweep */
   measure<T, OP, 128, 4>(type, n);
   measure<T, OP, 128, 8>(type, n);
   measure<T, OP, 256, 2>(type, n);
@@ -61,7 +71,6 @@ template <typename T, gpu_op OP> void sweep(const char *type, size_t n) {
   measure<T, OP, 256, 8>(type, n);
   measure<T, OP, 512, 2>(type, n);
   measure<T, OP, 512, 4>(type, n);
-  measure<T, OP, 1024, 2>(type, n);
 }
 
 }  // namespace

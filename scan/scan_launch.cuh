@@ -5,6 +5,8 @@
  */
 #pragma once
 
+#include <algorithm>
+
 #include <cuda_runtime.h>
 
 #include "core/core.h"
@@ -21,17 +23,18 @@ inline gpu_status check_launch(const char *fn, const char *kernel) {
   return gp_cuda_status(cudaGetLastError(), fn, kernel);
 }
 
-/* Look-back state for `tiles` tiles of T (plus `extra_words` after it). */
+/* Look-back state for `tiles` tiles of T (plus `extra_words` after it), for
+ * a launch whose blocks take `counter_takes` indices from the counter. */
 template <typename T>
-gpu_status prepare_lookback(const char *fn, uint64_t tiles, size_t extra_words, lookback_args *lb, gp_tilestate *ts,
-                            uint64_t **extra) {
+gpu_status prepare_lookback(const char *fn, uint64_t tiles, size_t extra_words, uint64_t counter_takes, lookback_args *lb,
+                            gp_tilestate *ts, uint64_t **extra) {
   *lb = lookback_args{};
   lb->tiles = uint32_t(tiles);
   lb->levels = 1;
   if (tiles == 1 && extra_words == 0) return GPU_OK;
   lookback_layout layout = lookback_plan(uint32_t(tiles));
   size_t words = layout.entries * tagged<T>::WORDS;
-  gpu_status s = gp_tilestate_acquire(fn, words + extra_words, tiles > 1 ? tiles : 0, ts);
+  gpu_status s = gp_tilestate_acquire(fn, words + extra_words, counter_takes, ts);
   if (s != GPU_OK) return s;
   lb->words = ts->words;
   lb->counter = ts->counter;
@@ -42,25 +45,48 @@ gpu_status prepare_lookback(const char *fn, uint64_t tiles, size_t extra_words, 
   return GPU_OK;
 }
 
-template <typename T, gpu_op OP>
-gpu_status scan_lookback(const T *in, T *out, uint64_t n, unsigned flags, cudaStream_t stream) {
+/* Blocks of a persistent kernel that fit on the device at once (computed
+ * once per kernel; the device is assumed not to change under a process). */
+template <typename Kernel> unsigned resident_blocks(Kernel kernel, int threads, size_t smem) {
+  static const unsigned blocks = [&] {
+    int dev = 0, sms = 0, per_sm = 0;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem);
+    cudaGetLastError();
+    return unsigned(sms > 0 && per_sm > 0 ? sms * per_sm : 1);
+  }();
+  return blocks;
+}
+
+template <typename T, gpu_op OP, bool REVERSE>
+gpu_status scan_lookback_dir(const T *in, T *out, uint64_t n, bool exclusive, cudaStream_t stream) {
   static const char fn[] = "gpu_scan";
   using Op = scan_op<T, OP>;
   using Shape = typename scan_tuning<sizeof(T)>::shape;
+  const auto kernel = scan_pipelined<T, Op, Shape, REVERSE>;
+  const size_t smem = 2 * Shape::tile_items * sizeof(T);
   const uint64_t tiles = (n + Shape::tile_items - 1) / Shape::tile_items;
   if (tiles > 0x7fffffffu) return gp_fail(GPU_ERR_UNSUPPORTED, "%s: n = %llu is too large", fn, (unsigned long long)n);
+  const unsigned grid = unsigned(std::min<uint64_t>(tiles, resident_blocks(kernel, Shape::threads, smem)));
   lookback_args lb;
   gp_tilestate ts{};
-  gpu_status s = prepare_lookback<T>(fn, tiles, 0, &lb, &ts, nullptr);
+  /* Each block takes one index past the last tile: tiles + grid in all. */
+  gpu_status s = prepare_lookback<T>(fn, tiles, 0, tiles > 1 ? tiles + grid : 0, &lb, &ts, nullptr);
   if (s != GPU_OK) return s;
-  const bool exclusive = flags & GPU_EXCLUSIVE, vector_ok = aligned16(in) && aligned16(out);
-  if (flags & GPU_REVERSE)
-    scan_single_pass<T, Op, Shape, true><<<unsigned(tiles), Shape::threads, 0, stream>>>(in, out, n, exclusive, vector_ok, lb);
-  else
-    scan_single_pass<T, Op, Shape, false><<<unsigned(tiles), Shape::threads, 0, stream>>>(in, out, n, exclusive, vector_ok, lb);
-  s = check_launch(fn, "scan_single_pass");
+  const bool vector_ok = aligned16(in) && aligned16(out);
+  kernel<<<grid, Shape::threads, smem, stream>>>(in, out, n, exclusive, vector_ok, lb);
+  s = check_launch(fn, "scan_pipelined");
   gpu_status r = gp_tilestate_release(fn, &ts);
   return s != GPU_OK ? s : r;
+}
+
+template <typename T, gpu_op OP>
+gpu_status scan_lookback(const T *in, T *out, uint64_t n, unsigned flags, cudaStream_t stream) {
+  const bool exclusive = flags & GPU_EXCLUSIVE;
+  return flags & GPU_REVERSE ? scan_lookback_dir<T, OP, true>(in, out, n, exclusive, stream)
+                             : scan_lookback_dir<T, OP, false>(in, out, n, exclusive, stream);
 }
 
 /* Three kernels; the tile totals are scanned by recursion in pool memory. */
@@ -104,7 +130,7 @@ template <typename T, gpu_op OP> gpu_status reduce_lookback(const T *in, uint64_
   lookback_args lb;
   gp_tilestate ts{};
   uint64_t *slot = nullptr;
-  gpu_status s = prepare_lookback<T>(fn, tiles, 2, &lb, &ts, &slot);
+  gpu_status s = prepare_lookback<T>(fn, tiles, 2, tiles > 1 ? tiles : 0, &lb, &ts, &slot);
   if (s != GPU_OK) return s;
   reduce_single_pass<T, Op, Shape><<<unsigned(tiles), Shape::threads, 0, stream>>>(in, n, aligned16(in), lb,
                                                                                     reinterpret_cast<T *>(slot));

@@ -200,8 +200,10 @@ START_TEST(reduce_every_combination) {
       gpu_dtype t = TYPES[ti];
       gpu_op op = OPS[oi];
       if (!op_exists(t, op)) continue;
-      for (size_t si = 0; si < tu_nsizes && tu_sizes[si] <= max_n; si++) {
-        size_t n = tu_sizes[si], w = gpu_dtype_size(t);
+      const size_t *sizes = tu_quick() ? QUICK_SIZES : tu_sizes;
+      const size_t nsizes = tu_quick() ? sizeof QUICK_SIZES / sizeof QUICK_SIZES[0] : tu_nsizes;
+      for (size_t si = 0; si < nsizes && sizes[si] <= max_n; si++) {
+        size_t n = sizes[si], w = gpu_dtype_size(t);
         tu_fill(h, n, t, kind_for(t, op, trial++));
         tu_upload(in, h, n * w);
         unsigned char got[8], want[8];

@@ -88,7 +88,9 @@ void tu_fill(void *host, size_t n, gpu_dtype t, tu_kind kind) {
     switch (kind) {
       case TU_SMALL: f = (double)small; break;
       case TU_FULL: f = tu_uniform() * 2 - 1; break;
-      case TU_NEAR_ONE: f = 0.999 + 0.002 * tu_uniform(); break;
+      case TU_NEAR_ONE: /* +-1, and now and then 2 or 1/2: every product is exact */
+        f = (r >> 40) % 32768 == 0 ? 2.0 : (r >> 40) % 32768 == 1 ? 0.5 : (r & 1) ? 1.0 : -1.0;
+        break;
       case TU_SPECIAL: f = (r & 7) == 0 ? special_float() : tu_uniform() * 2 - 1; break;
     }
     int64_t iv = small;

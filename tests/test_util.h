@@ -36,7 +36,7 @@ uint64_t tu_below(uint64_t bound);
 typedef enum {
   TU_SMALL,     /* integers in [-8, 8) (unsigned: [0, 16)); floats the same, exact */
   TU_FULL,      /* integers over the whole range; floats in [-1, 1) */
-  TU_NEAR_ONE,  /* floats in [0.999, 1.001), integers in {1, 3, -1, 5}: products stay sane */
+  TU_NEAR_ONE,  /* floats +-1 with rare 2 and 1/2 (exact products), integers in {1, 3, -1, 5} */
   TU_SPECIAL    /* floats with NaN, +-inf, +-0 sprinkled in; integers at their extremes */
 } tu_kind;
 void tu_fill(void *host, size_t n, gpu_dtype t, tu_kind kind);

@@ -19,6 +19,7 @@
 #pragma once
 
 #include "lookback.cuh"
+#include "tile_pipeline.cuh"
 #include "tile_io.cuh"
 #include "warp_scan.cuh"
 
@@ -52,24 +53,20 @@ __device__ inline T tile_prefix_from_lookback(const lookback_args &lb, uint32_t 
   return prefix;
 }
 
+/* Shared memory of the per-tile scan. */
+template <typename T, int WARPS> struct tile_scan_shared {
+  T warp_total[WARPS];
+  T level_fold[LOOKBACK_MAX_LEVELS];
+};
+
+/* Steps 3 to 5 for one tile held in registers: x becomes the tile's output.
+ * Uniform across the block; contains barriers. */
 template <typename T, typename Op, typename Shape, bool REVERSE>
-__global__ void __launch_bounds__(Shape::threads)
-    scan_single_pass(const T *in, T *out, uint64_t n, bool exclusive, bool vector_ok, lookback_args lb) {
+__device__ inline void scan_tile(T (&x)[Shape::rows][Shape::vec], uint32_t tile, uint32_t valid, bool exclusive,
+                                 const lookback_args &lb, tile_scan_shared<T, Shape::warps> &sh, int warp, int lane) {
   constexpr int ROWS = Shape::rows, VEC = Shape::vec, NW = Shape::warps;
   static_assert(NW >= 2, "one warp publishes while the others fold levels");
-  __shared__ uint32_t s_tile;
-  __shared__ T s_warp_total[NW];
-  __shared__ T s_level_fold[LOOKBACK_MAX_LEVELS];
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int vwarp = scan_order<REVERSE, NW>(warp); /* this warp's place in scan order */
-
-  const uint32_t tile = take_tile(lb, &s_tile);
-  const uint32_t ptile = REVERSE ? lb.tiles - 1 - tile : tile;
-  const uint64_t base = uint64_t(ptile) * Shape::tile_items;
-  const uint32_t valid = uint32_t(min(n - base, uint64_t(Shape::tile_items)));
-
-  T x[ROWS][VEC];
-  load_tile<Shape>(in + base, valid, vector_ok, warp, lane, x, Op::neutral());
 
   /* 3. Rows: thread fold, warp scan; rows chained in scan order. */
   T lane_excl[ROWS], row_prefix[ROWS];
@@ -85,17 +82,17 @@ __global__ void __launch_bounds__(Shape::threads)
     row_prefix[r] = warp_total;
     warp_total = Op::apply(warp_total, warp_last<REVERSE>(incl));
   }
-  if (lane == 0) s_warp_total[vwarp] = warp_total;
+  if (lane == 0) sh.warp_total[vwarp] = warp_total;
   __syncthreads();
 
   /* Every warp scans the warp totals itself (same bits in each): no second barrier. */
-  T wincl = warp_inclusive_scan<Op, false>(lane < NW ? s_warp_total[lane] : Op::neutral(), lane);
+  T wincl = warp_inclusive_scan<Op, false>(lane < NW ? sh.warp_total[lane] : Op::neutral(), lane);
   const T aggregate = __shfl_sync(FULL_MASK, wincl, WARP - 1);
   const T warp_prefix = __shfl_sync(FULL_MASK, warp_exclusive_from_inclusive<Op, false>(wincl, lane), vwarp);
 
   /* 4. Look-back. */
   T prefix = Op::neutral();
-  if (lb.tiles > 1) prefix = tile_prefix_from_lookback<Op, Shape>(lb, tile, aggregate, true, s_level_fold, warp, lane);
+  if (lb.tiles > 1) prefix = tile_prefix_from_lookback<Op, Shape>(lb, tile, aggregate, true, sh.level_fold, warp, lane);
 
   /* 5. Each item: the running fold from its thread's prefix. */
   const T thread_base = Op::apply(prefix, warp_prefix);
@@ -120,7 +117,83 @@ __global__ void __launch_bounds__(Shape::threads)
       for (int k = 0; k < VEC; k++)
         if (uint32_t(item_offset<Shape>(warp, lane, r) + k) == first) x[r][k] = Op::identity();
   }
-  store_tile<Shape>(out + base, valid, vector_ok, warp, lane, x);
+}
+
+/* Which physical tile is taken t-th, where it starts and how much of it exists. */
+template <typename Shape, bool REVERSE> struct tile_place {
+  uint64_t base;
+  uint32_t valid;
+  __device__ tile_place(uint32_t tile, uint32_t tiles, uint64_t n) {
+    const uint32_t ptile = REVERSE ? tiles - 1 - tile : tile;
+    base = uint64_t(ptile) * Shape::tile_items;
+    valid = uint32_t(min(n - base, uint64_t(Shape::tile_items)));
+  }
+};
+
+/* One tile per block. */
+template <typename T, typename Op, typename Shape, bool REVERSE>
+__global__ void __launch_bounds__(Shape::threads)
+    scan_single_pass(const T *in, T *out, uint64_t n, bool exclusive, bool vector_ok, lookback_args lb) {
+  __shared__ uint32_t s_tile;
+  __shared__ tile_scan_shared<T, Shape::warps> sh;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const uint32_t tile = take_tile(lb, &s_tile);
+  const tile_place<Shape, REVERSE> at(tile, lb.tiles, n);
+  T x[Shape::rows][Shape::vec];
+  load_tile<Shape>(in + at.base, at.valid, vector_ok, warp, lane, x, Op::neutral());
+  scan_tile<T, Op, Shape, REVERSE>(x, tile, at.valid, exclusive, lb, sh, warp, lane);
+  store_tile<Shape>(out + at.base, at.valid, vector_ok, warp, lane, x);
+}
+
+/* Persistent blocks, each prefetching its next tile (tile_pipeline.cuh).
+ * Launched with at most as many blocks as fit at once and 2 tiles of
+ * dynamic shared memory. Full tiles of a 16-byte aligned input come by bulk
+ * copy; the partial tile and unaligned inputs load directly. */
+template <typename T, typename Op, typename Shape, bool REVERSE>
+__global__ void __launch_bounds__(Shape::threads)
+    scan_pipelined(const T *in, T *out, uint64_t n, bool exclusive, bool vector_ok, lookback_args lb) {
+  constexpr uint32_t TILE_BYTES = Shape::tile_items * sizeof(T);
+  extern __shared__ __align__(128) unsigned char stage_mem[]; /* 2 * TILE_BYTES */
+  __shared__ stage_barriers<2> bars;
+  __shared__ uint32_t s_tile[2];
+  __shared__ tile_scan_shared<T, Shape::warps> sh;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+
+  auto bulk = [&](uint32_t tile) { return vector_ok && tile_place<Shape, REVERSE>(tile, lb.tiles, n).valid == Shape::tile_items; };
+  /* Thread 0: take a tile for a stage and start its copy. Each block takes
+   * one past the last (lb.tiles) exactly once: the host counts on it. A lone
+   * tile needs no counter. */
+  uint32_t lone_taken = 0;
+  auto take_into = [&](int stage) {
+    uint32_t t = lb.tiles == 1 ? (lone_taken++ ? 1u : 0u)
+                               : uint32_t(min(uint64_t(atomicAdd(lb.counter, 1ull) - lb.counter_base), uint64_t(lb.tiles)));
+    s_tile[stage] = t;
+    if (t < lb.tiles && bulk(t))
+      bulk_load(stage_mem + stage * TILE_BYTES, in + tile_place<Shape, REVERSE>(t, lb.tiles, n).base, TILE_BYTES,
+                &bars.bar[stage]);
+  };
+
+  init_stage_barriers(bars);
+  if (threadIdx.x == 0) take_into(0);
+  uint32_t parity[2] = {0, 0};
+  for (int stage = 0;; stage ^= 1) {
+    __syncthreads(); /* s_tile[stage] is known; the other stage's reads are done */
+    const uint32_t tile = s_tile[stage];
+    if (tile >= lb.tiles) break;
+    if (threadIdx.x == 0) take_into(stage ^ 1);
+    const tile_place<Shape, REVERSE> at(tile, lb.tiles, n);
+    T x[Shape::rows][Shape::vec];
+    if (bulk(tile)) {
+      bulk_wait(&bars.bar[stage], parity[stage]);
+      parity[stage] ^= 1;
+      load_tile<Shape>(reinterpret_cast<const T *>(stage_mem + stage * TILE_BYTES), at.valid, true, warp, lane, x,
+                       Op::neutral());
+    } else {
+      load_tile<Shape>(in + at.base, at.valid, vector_ok, warp, lane, x, Op::neutral());
+    }
+    scan_tile<T, Op, Shape, REVERSE>(x, tile, at.valid, exclusive, lb, sh, warp, lane);
+    store_tile<Shape>(out + at.base, at.valid, vector_ok, warp, lane, x);
+  }
 }
 
 /* Reduce: the same tiles and look-back; only the last tile needs its prefix,
