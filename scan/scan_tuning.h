@@ -11,10 +11,10 @@ namespace gp {
 
 template <int ELEMENT_BYTES> struct scan_tuning;
 template <> struct scan_tuning<4> {
-  using shape = tile_shape<256, 4, 4>; /* 4096 items, 16 KiB a tile */
+  using shape = tile_shape<256, 8, 4>; /* 8192 items, 32 KiB a tile */
 };
 template <> struct scan_tuning<8> {
-  using shape = tile_shape<256, 4, 2>; /* 2048 items, 16 KiB a tile */
+  using shape = tile_shape<128, 16, 2>; /* 4096 items, 32 KiB a tile */
 };
 
 /* The reference path: Blelloch over 256 threads of 4 items. */

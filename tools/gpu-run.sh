@@ -76,6 +76,16 @@ if [[ " $stages " == *" tune "* ]] && [ -x "$build/bench/scan_tune" ]; then
   timeout 200 "$build/bench/scan_tune" | tee "$OUT/tune.txt"
 fi
 
+if [[ " $stages " == *" profile "* ]] && [ -x "$build/bench/scan_tune" ]; then
+  for k in scan_single_pass ablation; do
+    timeout 120 ncu --clock-control none --kernel-name regex:$k --launch-skip 4 --launch-count 1 \
+      --section SpeedOfLight --section Occupancy --section WarpStateStats --section MemoryWorkloadAnalysis \
+      --section LaunchStats "$build/bench/scan_tune" profile >"$OUT/ncu-$k.txt" 2>&1
+    note "ncu $k: rc=$?"
+    grep -E "Duration|Memory Throughput|DRAM Throughput|Achieved Occupancy|Theoretical Occupancy|Registers Per|Stall|Warp Cycles Per Issued|Block Limit" "$OUT/ncu-$k.txt" | head -30
+  done
+fi
+
 if [[ " $stages " == *" bench "* ]]; then
   for b in "$build"/bench/bench_*; do
     name=$(basename "$b")

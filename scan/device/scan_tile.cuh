@@ -19,7 +19,6 @@
 #pragma once
 
 #include "lookback.cuh"
-#include "tile_pipeline.cuh"
 #include "tile_io.cuh"
 #include "warp_scan.cuh"
 
@@ -143,57 +142,6 @@ __global__ void __launch_bounds__(Shape::threads)
   load_tile<Shape>(in + at.base, at.valid, vector_ok, warp, lane, x, Op::neutral());
   scan_tile<T, Op, Shape, REVERSE>(x, tile, at.valid, exclusive, lb, sh, warp, lane);
   store_tile<Shape>(out + at.base, at.valid, vector_ok, warp, lane, x);
-}
-
-/* Persistent blocks, each prefetching its next tile (tile_pipeline.cuh).
- * Launched with at most as many blocks as fit at once and 2 tiles of
- * dynamic shared memory. Full tiles of a 16-byte aligned input come by bulk
- * copy; the partial tile and unaligned inputs load directly. */
-template <typename T, typename Op, typename Shape, bool REVERSE>
-__global__ void __launch_bounds__(Shape::threads)
-    scan_pipelined(const T *in, T *out, uint64_t n, bool exclusive, bool vector_ok, lookback_args lb) {
-  constexpr uint32_t TILE_BYTES = Shape::tile_items * sizeof(T);
-  extern __shared__ __align__(128) unsigned char stage_mem[]; /* 2 * TILE_BYTES */
-  __shared__ stage_barriers<2> bars;
-  __shared__ uint32_t s_tile[2];
-  __shared__ tile_scan_shared<T, Shape::warps> sh;
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-
-  auto bulk = [&](uint32_t tile) { return vector_ok && tile_place<Shape, REVERSE>(tile, lb.tiles, n).valid == Shape::tile_items; };
-  /* Thread 0: take a tile for a stage and start its copy. Each block takes
-   * one past the last (lb.tiles) exactly once: the host counts on it. A lone
-   * tile needs no counter. */
-  uint32_t lone_taken = 0;
-  auto take_into = [&](int stage) {
-    uint32_t t = lb.tiles == 1 ? (lone_taken++ ? 1u : 0u)
-                               : uint32_t(min(uint64_t(atomicAdd(lb.counter, 1ull) - lb.counter_base), uint64_t(lb.tiles)));
-    s_tile[stage] = t;
-    if (t < lb.tiles && bulk(t))
-      bulk_load(stage_mem + stage * TILE_BYTES, in + tile_place<Shape, REVERSE>(t, lb.tiles, n).base, TILE_BYTES,
-                &bars.bar[stage]);
-  };
-
-  init_stage_barriers(bars);
-  if (threadIdx.x == 0) take_into(0);
-  uint32_t parity[2] = {0, 0};
-  for (int stage = 0;; stage ^= 1) {
-    __syncthreads(); /* s_tile[stage] is known; the other stage's reads are done */
-    const uint32_t tile = s_tile[stage];
-    if (tile >= lb.tiles) break;
-    if (threadIdx.x == 0) take_into(stage ^ 1);
-    const tile_place<Shape, REVERSE> at(tile, lb.tiles, n);
-    T x[Shape::rows][Shape::vec];
-    if (bulk(tile)) {
-      bulk_wait(&bars.bar[stage], parity[stage]);
-      parity[stage] ^= 1;
-      load_tile<Shape>(reinterpret_cast<const T *>(stage_mem + stage * TILE_BYTES), at.valid, true, warp, lane, x,
-                       Op::neutral());
-    } else {
-      load_tile<Shape>(in + at.base, at.valid, vector_ok, warp, lane, x, Op::neutral());
-    }
-    scan_tile<T, Op, Shape, REVERSE>(x, tile, at.valid, exclusive, lb, sh, warp, lane);
-    store_tile<Shape>(out + at.base, at.valid, vector_ok, warp, lane, x);
-  }
 }
 
 /* Reduce: the same tiles and look-back; only the last tile needs its prefix,
