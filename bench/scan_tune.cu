@@ -1,6 +1,7 @@
 // Tile-shape sweep and ablations for the single-pass scan, timed against a
 // copy of the same bytes. Variants:
-//   1-tile     one tile per block (scan_single_pass), the library's kernel
+//   1-tile     one tile per block (scan_single_pass)
+//   pipelined  persistent, aggregates published ahead (scan_pipelined), the library's kernel
 //   copy-only  1-tile structure (counter, load, store) without any scan
 //   no-wait    1-tile with the block scan but no look-back (wrong results;
 //              measures what waiting on predecessors costs)
@@ -14,8 +15,8 @@
 
 namespace {
 
-enum variant { ONE_TILE, COPY_ONLY, NO_WAIT };
-const char *variant_name[] = {"1-tile", "copy-only", "no-wait"};
+enum variant { ONE_TILE, COPY_ONLY, NO_WAIT, PIPELINED };
+const char *variant_name[] = {"1-tile", "copy-only", "no-wait", "pipelined"};
 
 template <typename T, typename Op, typename Shape, int V>
 __global__ void __launch_bounds__(Shape::threads) ablation(const T *in, T *out, uint64_t n, gp::lookback_args lb) {
@@ -29,7 +30,7 @@ __global__ void __launch_bounds__(Shape::threads) ablation(const T *in, T *out, 
   if constexpr (V == NO_WAIT) {
     gp::lookback_args alone = lb;
     alone.tiles = 1;
-    gp::scan_tile<T, Op, Shape, false>(x, tile, at.valid, false, alone, sh, warp, lane);
+    gp::scan_tile<T, Op, Shape, false>(x, tile, at.valid, false, alone, gp::prefix_source::lookback, sh, warp, lane);
   }
   gp::store_tile<Shape>(out + at.base, at.valid, true, warp, lane, x);
 }
@@ -46,6 +47,14 @@ template <typename T, gpu_op OP, int THREADS, int ROWS, int V> struct tuned_scan
     const uint64_t tiles = (s->n + Shape::tile_items - 1) / Shape::tile_items;
     gp::lookback_args lb;
     gp_tilestate ts{};
+    if constexpr (V == PIPELINED) {
+      constexpr auto kernel = gp::scan_pipelined<T, Op, Shape, false>;
+      constexpr size_t smem = gp::pipelined_smem<T, Shape>();
+      const unsigned grid = unsigned(std::min<uint64_t>(tiles, gp::resident_blocks<kernel>(THREADS, smem)));
+      if (gp::prepare_lookback<T>("tune", tiles, 0, tiles + grid, &lb, &ts, nullptr) != GPU_OK) std::exit(2);
+      kernel<<<grid, THREADS, smem>>>(s->in, s->out, s->n, false, true, lb);
+      return;
+    }
     if (gp::prepare_lookback<T>("tune", tiles, 0, tiles, &lb, &ts, nullptr) != GPU_OK) std::exit(2);
     if constexpr (V == ONE_TILE)
       gp::scan_single_pass<T, Op, Shape, false><<<unsigned(tiles), THREADS>>>(s->in, s->out, s->n, false, true, lb);
@@ -82,14 +91,13 @@ template <typename T, gpu_op OP, int THREADS, int ROWS, int V> void measure(cons
 
 template <typename T, gpu_op OP> void sweep(const char *type, gpu_dtype d, size_t n) {
   bench_fill_random(bench_buffer(0, n * sizeof(T)), n, d, 7);
-  measure<T, OP, 256, 8, COPY_ONLY>(type, n);
   measure<T, OP, 256, 8, NO_WAIT>(type, n);
-  measure<T, OP, 256, 4, ONE_TILE>(type, n);
-  measure<T, OP, 256, 8, ONE_TILE>(type, n);
   measure<T, OP, 128, 16, ONE_TILE>(type, n);
-  measure<T, OP, 512, 4, ONE_TILE>(type, n);
-  measure<T, OP, 512, 8, ONE_TILE>(type, n);
-  measure<T, OP, 128, 8, ONE_TILE>(type, n);
+  measure<T, OP, 256, 4, PIPELINED>(type, n);
+  measure<T, OP, 256, 8, PIPELINED>(type, n);
+  measure<T, OP, 512, 4, PIPELINED>(type, n);
+  measure<T, OP, 512, 8, PIPELINED>(type, n);
+  measure<T, OP, 1024, 4, PIPELINED>(type, n);
 }
 
 }  // namespace
@@ -99,11 +107,12 @@ int main(int argc, char **argv) {
   const size_t n = size_t(1) << 27;
   if (argc > 1 && std::string(argv[1]) == "profile") { /* a few launches for ncu */
     bench_fill_random(bench_buffer(0, n * 4), n, GPU_I32, 7);
-    measure<int32_t, GPU_ADD, 256, 8, ONE_TILE>("i32", n);
-    measure<int32_t, GPU_ADD, 256, 8, COPY_ONLY>("i32", n);
+    measure<int32_t, GPU_ADD, 256, 8, PIPELINED>("i32", n);
     return 0;
   }
   sweep<int32_t, GPU_ADD>("i32", GPU_I32, n);
   sweep<double, GPU_ADD>("f64", GPU_F64, n / 2);
+  sweep<int32_t, GPU_ADD>("i32", GPU_I32, n * 2);
+  sweep<double, GPU_MAX>("f64", GPU_F64, n);
   return 0;
 }

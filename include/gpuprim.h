@@ -49,7 +49,8 @@ size_t gpu_dtype_size(gpu_dtype t);
 
 /*
  * Integer ADD and MUL wrap modulo 2^bits (signed types too). AND, OR and XOR
- * exist for integer types only. Float MIN and MAX propagate NaN.
+ * exist for integer types only. Float MIN and MAX propagate NaN (as
+ * numpy.minimum) and order -0 before +0 (IEEE 754-2019 minimum, maximum).
  * Identities: ADD 0, MUL 1, MIN the type's maximum (+inf), MAX its minimum
  * (-inf), AND all ones, OR and XOR 0.
  */

@@ -43,21 +43,43 @@ gpu_status prepare_lookback(const char *fn, uint64_t tiles, size_t extra_words, 
   return GPU_OK;
 }
 
+/* Blocks of a persistent kernel that fit on the device at once, with its
+ * dynamic shared memory allowed (once per kernel: a template on the kernel
+ * itself, not on its type, which many kernels share). */
+template <auto KERNEL> unsigned resident_blocks(int threads, size_t smem) {
+  static const unsigned blocks = [&] {
+    int dev = 0, sms = 0, per_sm = 0;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    cudaFuncSetAttribute(KERNEL, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, KERNEL, threads, smem);
+    cudaGetLastError();
+    return unsigned(sms > 0 && per_sm > 0 ? sms * per_sm : 1);
+  }();
+  return blocks;
+}
+
+/* Shared memory of scan_pipelined: three tiles. */
+template <typename T, typename Shape> constexpr size_t pipelined_smem() { return 3 * Shape::tile_items * sizeof(T); }
+
 template <typename T, gpu_op OP, bool REVERSE>
 gpu_status scan_lookback_dir(const T *in, T *out, uint64_t n, bool exclusive, cudaStream_t stream) {
   static const char fn[] = "gpu_scan";
   using Op = scan_op<T, OP>;
   using Shape = typename scan_tuning<sizeof(T)>::shape;
+  constexpr auto kernel = scan_pipelined<T, Op, Shape, REVERSE>;
+  constexpr size_t smem = pipelined_smem<T, Shape>();
   const uint64_t tiles = (n + Shape::tile_items - 1) / Shape::tile_items;
   if (tiles > 0x7fffffffu) return gp_fail(GPU_ERR_UNSUPPORTED, "%s: n = %llu is too large", fn, (unsigned long long)n);
+  const unsigned grid = unsigned(tiles < resident_blocks<kernel>(Shape::threads, smem) ? tiles : resident_blocks<kernel>(Shape::threads, smem));
   lookback_args lb;
   gp_tilestate ts{};
-  gpu_status s = prepare_lookback<T>(fn, tiles, 0, tiles > 1 ? tiles : 0, &lb, &ts, nullptr);
+  /* Each block takes one index past the last tile: tiles + grid in all. */
+  gpu_status s = prepare_lookback<T>(fn, tiles, 0, tiles > 1 ? tiles + grid : 0, &lb, &ts, nullptr);
   if (s != GPU_OK) return s;
   const bool vector_ok = aligned16(in) && aligned16(out);
-  scan_single_pass<T, Op, Shape, REVERSE><<<unsigned(tiles), Shape::threads, 0, stream>>>(in, out, n, exclusive,
-                                                                                            vector_ok, lb);
-  s = check_launch(fn, "scan_single_pass");
+  kernel<<<grid, Shape::threads, smem, stream>>>(in, out, n, exclusive, vector_ok, lb);
+  s = check_launch(fn, "scan_pipelined");
   gpu_status r = gp_tilestate_release(fn, &ts);
   return s != GPU_OK ? s : r;
 }

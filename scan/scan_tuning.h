@@ -14,7 +14,7 @@ template <> struct scan_tuning<4> {
   using shape = tile_shape<256, 8, 4>; /* 8192 items, 32 KiB a tile */
 };
 template <> struct scan_tuning<8> {
-  using shape = tile_shape<128, 16, 2>; /* 4096 items, 32 KiB a tile */
+  using shape = tile_shape<256, 8, 2>; /* 4096 items, 32 KiB a tile */
 };
 
 /* The reference path: Blelloch over 256 threads of 4 items. */

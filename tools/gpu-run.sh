@@ -17,6 +17,14 @@ summary=$OUT/summary.txt
 : > "$summary"
 note() { echo "$*" | tee -a "$summary"; }
 
+# The shared test data does not travel with the checkout: carry a copy in
+# .gpu-data (cp -r ../shared/data/matrices .gpu-data/).
+# ctest looks in ../shared/data beside the source tree (/work/main here).
+if [ -d .gpu-data/matrices ]; then
+  export GPUPRIM_TEST_DATA=$root/.gpu-data
+  [ -e /work/shared/data ] || { mkdir -p /work/shared && ln -s "$root/.gpu-data" /work/shared/data; }
+fi
+
 if ls .gpu-deps/*.deb >/dev/null 2>&1; then
   for f in .gpu-deps/*.deb; do dpkg -x "$f" /; done
   ldconfig
@@ -77,7 +85,7 @@ if [[ " $stages " == *" tune "* ]] && [ -x "$build/bench/scan_tune" ]; then
 fi
 
 if [[ " $stages " == *" profile "* ]] && [ -x "$build/bench/scan_tune" ]; then
-  for k in scan_single_pass ablation; do
+  for k in scan_pipelined; do
     timeout 120 ncu --clock-control none --kernel-name regex:$k --launch-skip 4 --launch-count 1 \
       --section SpeedOfLight --section Occupancy --section WarpStateStats --section MemoryWorkloadAnalysis \
       --section LaunchStats "$build/bench/scan_tune" profile >"$OUT/ncu-$k.txt" 2>&1

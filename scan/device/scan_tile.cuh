@@ -19,6 +19,7 @@
 #pragma once
 
 #include "lookback.cuh"
+#include "tile_pipeline.cuh"
 #include "tile_io.cuh"
 #include "warp_scan.cuh"
 
@@ -31,26 +32,30 @@ template <typename Op, typename T> __device__ inline bool identity_differs_from_
   return to_bits(Op::identity()) != to_bits(Op::neutral());
 }
 
-/* Steps 4's look-back for a tile that is not alone: warp 0 publishes (and
- * closes groups), warps 1.. fold one level each; returns the tile's exclusive
- * prefix (Op::neutral() for the first tile) in every thread. */
+/* Step 4, first half: warps 1.. fold the look-back levels of a tile that is
+ * not alone into s_level_fold (one level each; the waiting happens here). */
 template <typename Op, typename Shape, typename T>
-__device__ inline T tile_prefix_from_lookback(const lookback_args &lb, uint32_t tile, T aggregate, bool need_prefix,
-                                              T *s_level_fold, int warp, int lane) {
-  if (warp == 0) {
-    publish_and_close_groups<Op>(lb, tile, aggregate, lane);
-  } else if (need_prefix) {
-    for (uint32_t level = warp - 1; level < lb.levels; level += Shape::warps - 1) {
-      T f = fold_level<Op, T>(lb, tile, level, lane);
-      if (lane == 0) s_level_fold[level] = f;
-    }
+__device__ inline void fold_prefix_levels(const lookback_args &lb, uint32_t tile, T *s_level_fold, int warp, int lane) {
+  if (warp == 0) return;
+  for (uint32_t level = warp - 1; level < lb.levels; level += Shape::warps - 1) {
+    T f = fold_level<Op, T>(lb, tile, level, lane);
+    if (lane == 0) s_level_fold[level] = f;
   }
-  __syncthreads();
+}
+
+/* Step 4, second half, after a barrier: the tile's exclusive prefix, the
+ * levels combined top first (Op::neutral() for the first tile). */
+template <typename Op, typename T> __device__ inline T combine_prefix_levels(const lookback_args &lb, const T *s_level_fold) {
   T prefix = Op::neutral();
-  if (need_prefix)
-    for (int level = int(lb.levels) - 1; level >= 0; level--) prefix = Op::apply(prefix, s_level_fold[level]);
+  for (int level = int(lb.levels) - 1; level >= 0; level--) prefix = Op::apply(prefix, s_level_fold[level]);
   return prefix;
 }
+
+/* How scan_tile gets a tile's prefix. */
+enum class prefix_source {
+  lookback,     /* publish the aggregate, then fold the levels */
+  prefolded     /* fold_prefix_levels already ran for this tile */
+};
 
 /* Shared memory of the per-tile scan. */
 template <typename T, int WARPS> struct tile_scan_shared {
@@ -62,7 +67,8 @@ template <typename T, int WARPS> struct tile_scan_shared {
  * Uniform across the block; contains barriers. */
 template <typename T, typename Op, typename Shape, bool REVERSE>
 __device__ inline void scan_tile(T (&x)[Shape::rows][Shape::vec], uint32_t tile, uint32_t valid, bool exclusive,
-                                 const lookback_args &lb, tile_scan_shared<T, Shape::warps> &sh, int warp, int lane) {
+                                 const lookback_args &lb, prefix_source source, tile_scan_shared<T, Shape::warps> &sh,
+                                 int warp, int lane) {
   constexpr int ROWS = Shape::rows, VEC = Shape::vec, NW = Shape::warps;
   static_assert(NW >= 2, "one warp publishes while the others fold levels");
   const int vwarp = scan_order<REVERSE, NW>(warp); /* this warp's place in scan order */
@@ -91,7 +97,14 @@ __device__ inline void scan_tile(T (&x)[Shape::rows][Shape::vec], uint32_t tile,
 
   /* 4. Look-back. */
   T prefix = Op::neutral();
-  if (lb.tiles > 1) prefix = tile_prefix_from_lookback<Op, Shape>(lb, tile, aggregate, true, sh.level_fold, warp, lane);
+  if (lb.tiles > 1) {
+    if (source == prefix_source::lookback) {
+      if (warp == 0) publish_and_close_groups<Op>(lb, tile, aggregate, lane);
+      else fold_prefix_levels<Op, Shape>(lb, tile, sh.level_fold, warp, lane);
+      __syncthreads();
+    }
+    prefix = combine_prefix_levels<Op>(lb, sh.level_fold);
+  }
 
   /* 5. Each item: the running fold from its thread's prefix. */
   const T thread_base = Op::apply(prefix, warp_prefix);
@@ -140,8 +153,119 @@ __global__ void __launch_bounds__(Shape::threads)
   const tile_place<Shape, REVERSE> at(tile, lb.tiles, n);
   T x[Shape::rows][Shape::vec];
   load_tile<Shape>(in + at.base, at.valid, vector_ok, warp, lane, x, Op::neutral());
-  scan_tile<T, Op, Shape, REVERSE>(x, tile, at.valid, exclusive, lb, sh, warp, lane);
+  scan_tile<T, Op, Shape, REVERSE>(x, tile, at.valid, exclusive, lb, prefix_source::lookback, sh, warp, lane);
   store_tile<Shape>(out + at.base, at.valid, vector_ok, warp, lane, x);
+}
+
+/* Block-wide fold of a tile in registers, in a fixed order; every thread gets it. */
+template <typename Op, typename Shape, typename T>
+__device__ inline T block_fold(const T (&x)[Shape::rows][Shape::vec], T *s_warp_sum, int warp, int lane) {
+  T t = Op::neutral();
+#pragma unroll
+  for (int r = 0; r < Shape::rows; r++)
+#pragma unroll
+    for (int k = 0; k < Shape::vec; k++) t = Op::apply(t, x[r][k]);
+  t = warp_reduce<Op>(t);
+  if (lane == 0) s_warp_sum[warp] = t;
+  __syncthreads();
+  return warp_reduce<Op>(lane < Shape::warps ? s_warp_sum[lane] : Op::neutral());
+}
+
+/*
+ * The fast path: persistent blocks that publish each tile's aggregate as soon
+ * as its data lands and resolve its prefix one step later.
+ *
+ * A block holding one tile per step waits idle for its predecessors'
+ * aggregates (measured: a third of the time). Here each block keeps three
+ * tiles in three shared-memory stages:
+ *
+ *   cur   aggregate published; now: look-back, scan, store
+ *   next  data landing; now: fold it and publish its aggregate
+ *   after bulk copy just started
+ *
+ * Aggregates are published at load time, never behind another tile's wait,
+ * so by the time a block resolves `cur` its predecessors' aggregates are
+ * usually there, and a copy is always in flight. The look-back reads for
+ * `cur` start first thing in the step, so their round trip overlaps the
+ * wait for `next`'s data. Every tile's published
+ * aggregate depends on nothing but its data, so the wait for a prefix always
+ * ends. Full tiles of a 16-byte-aligned input come by bulk copy; the partial
+ * tile and unaligned inputs are read directly (twice).
+ */
+template <typename T, typename Op, typename Shape, bool REVERSE>
+__global__ void __launch_bounds__(Shape::threads)
+    scan_pipelined(const T *in, T *out, uint64_t n, bool exclusive, bool vector_ok, lookback_args lb) {
+  constexpr int STAGES = 3;
+  constexpr uint32_t TILE_BYTES = Shape::tile_items * sizeof(T);
+  extern __shared__ __align__(128) unsigned char stage_mem[]; /* STAGES * TILE_BYTES */
+  __shared__ stage_barriers<STAGES> bars;
+  __shared__ uint32_t s_tile[STAGES];
+  __shared__ T s_warp_sum[Shape::warps];
+  __shared__ tile_scan_shared<T, Shape::warps> sh;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  auto stage_ptr = [&](int stage) { return reinterpret_cast<const T *>(stage_mem + stage * TILE_BYTES); };
+  auto by_copy = [&](uint32_t tile) {
+    return vector_ok && tile_place<Shape, REVERSE>(tile, lb.tiles, n).valid == uint32_t(Shape::tile_items);
+  };
+
+  /* Thread 0 takes tiles; once it has taken one past the last it takes no
+   * more: each block takes exactly one such index (the host counts on it). */
+  bool exhausted = false;
+  auto take_into = [&](int stage) {
+    uint32_t t = lb.tiles;
+    if (!exhausted) {
+      t = lb.tiles == 1 ? 0u : uint32_t(min(uint64_t(atomicAdd(lb.counter, 1ull) - lb.counter_base), uint64_t(lb.tiles)));
+      exhausted = t >= lb.tiles || lb.tiles == 1;
+    }
+    s_tile[stage] = t;
+    if (t < lb.tiles && by_copy(t))
+      bulk_load(stage_mem + stage * TILE_BYTES, in + tile_place<Shape, REVERSE>(t, lb.tiles, n).base, TILE_BYTES,
+                &bars.bar[stage]);
+  };
+  uint32_t parity[STAGES] = {0, 0, 0};
+  /* A tile's items into registers: from its stage (waiting for the copy the
+   * first time) or straight from global memory. */
+  auto fetch = [&](int stage, uint32_t tile, bool first_time, T (&x)[Shape::rows][Shape::vec]) {
+    const tile_place<Shape, REVERSE> at(tile, lb.tiles, n);
+    if (by_copy(tile)) {
+      if (first_time) {
+        bulk_wait(&bars.bar[stage], parity[stage]);
+        parity[stage] ^= 1;
+      }
+      load_tile<Shape>(stage_ptr(stage), at.valid, true, warp, lane, x, Op::neutral());
+    } else {
+      load_tile<Shape>(in + at.base, at.valid, vector_ok, warp, lane, x, Op::neutral());
+    }
+  };
+  auto publish = [&](int stage, uint32_t tile) {
+    T x[Shape::rows][Shape::vec];
+    fetch(stage, tile, true, x);
+    const T aggregate = block_fold<Op, Shape>(x, s_warp_sum, warp, lane);
+    if (lb.tiles > 1 && warp == 0) publish_and_close_groups<Op>(lb, tile, aggregate, lane);
+  };
+
+  init_stage_barriers(bars);
+  if (threadIdx.x == 0) {
+    take_into(0);
+    take_into(1);
+  }
+  __syncthreads();
+  if (s_tile[0] < lb.tiles) publish(0, s_tile[0]);
+  for (int cur = 0;; cur = (cur + 1) % STAGES) {
+    __syncthreads(); /* s_tile[] is current; the stage finished last step is free */
+    const uint32_t tile = s_tile[cur];
+    if (tile >= lb.tiles) break;
+    const int next = (cur + 1) % STAGES;
+    if (threadIdx.x == 0) take_into((cur + 2) % STAGES);
+    if (lb.tiles > 1) fold_prefix_levels<Op, Shape>(lb, tile, sh.level_fold, warp, lane);
+    if (s_tile[next] < lb.tiles) publish(next, s_tile[next]);
+    T x[Shape::rows][Shape::vec];
+    fetch(cur, tile, false, x);
+    const tile_place<Shape, REVERSE> at(tile, lb.tiles, n);
+    /* scan_tile's first barrier orders the folds above before it reads them. */
+    scan_tile<T, Op, Shape, REVERSE>(x, tile, at.valid, exclusive, lb, prefix_source::prefolded, sh, warp, lane);
+    store_tile<Shape>(out + at.base, at.valid, vector_ok, warp, lane, x);
+  }
 }
 
 /* Reduce: the same tiles and look-back; only the last tile needs its prefix,
@@ -173,7 +297,12 @@ __global__ void __launch_bounds__(Shape::threads)
 
   const bool last = tile == lb.tiles - 1;
   T prefix = Op::neutral();
-  if (lb.tiles > 1) prefix = tile_prefix_from_lookback<Op, Shape>(lb, tile, aggregate, last, s_level_fold, warp, lane);
+  if (lb.tiles > 1) {
+    if (warp == 0) publish_and_close_groups<Op>(lb, tile, aggregate, lane);
+    else if (last) fold_prefix_levels<Op, Shape>(lb, tile, s_level_fold, warp, lane);
+    __syncthreads();
+    if (last) prefix = combine_prefix_levels<Op>(lb, s_level_fold);
+  }
   if (last && threadIdx.x == 0) *result = Op::apply(prefix, aggregate);
 }
 
