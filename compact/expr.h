@@ -18,7 +18,8 @@
  *     commas outside calls, stray characters, an empty formula, unbalanced
  *     parentheses, trailing junk, an integer literal too large, a formula
  *     longer than 4096 characters, parentheses, calls and prefix operators
- *     nested deeper than 64.
+ *     nested deeper than 64. Columns count bytes from 1; whitespace (space,
+ *     tab, newline, CR, FF, VT) separates tokens and is otherwise ignored.
  *
  * Types and evaluation (C, with x of the element type; the host evaluator and
  * the generated CUDA code agree bit for bit)

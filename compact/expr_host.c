@@ -227,6 +227,17 @@ static int operation(builder *bd, gp_kernel run, int a, int b, gp_expr_value v) 
   return out;
 }
 
+/* Whether the node's value is already 0 or 1 (an int), as && and || need. */
+static bool is_truth_value(const gp_expr_node *nd) {
+  switch (nd->kind) {
+    case GP_N_LNOT: case GP_N_LT: case GP_N_LE: case GP_N_GT: case GP_N_GE: case GP_N_EQ: case GP_N_NE:
+    case GP_N_LAND: case GP_N_LOR: case GP_N_ISNAN: case GP_N_ISINF: case GP_N_ISFINITE:
+      return true;
+    default:
+      return false;
+  }
+}
+
 gpu_status gp_expr_build_prog(gp_expr *e) {
   builder *bd = calloc(1, sizeof *bd);
   gp_expr_prog *p = calloc(1, sizeof *p);
@@ -248,12 +259,12 @@ gpu_status gp_expr_build_prog(gp_expr *e) {
       case GP_N_X: ref[n] = REF_X; break;
       case GP_N_INT: case GP_N_FLT: ref[n] = operation(bd, fill_kernels[nd->type], REF_NONE, REF_NONE, nd->v); break;
       case GP_N_PLUS: ref[n] = a; break;
-      case GP_N_LAND: case GP_N_LOR: {
-        int ta_ref = operation(bd, truth_kernels[ta], a, REF_NONE, none);
-        int tb_ref = operation(bd, truth_kernels[e->nodes[nd->b].type], b, REF_NONE, none);
-        ref[n] = operation(bd, op_kernels[nd->kind == GP_N_LAND ? GP_N_BAND : GP_N_BOR][GPU_I32], ta_ref, tb_ref, none);
+      case GP_N_LAND: case GP_N_LOR: /* & or | of the operands' truth values (0/1) */
+        a = is_truth_value(&e->nodes[nd->a]) ? a : operation(bd, truth_kernels[ta], a, REF_NONE, none);
+        b = is_truth_value(&e->nodes[nd->b]) ? b
+                                             : operation(bd, truth_kernels[e->nodes[nd->b].type], b, REF_NONE, none);
+        ref[n] = operation(bd, op_kernels[nd->kind == GP_N_LAND ? GP_N_BAND : GP_N_BOR][GPU_I32], a, b, none);
         break;
-      }
       case GP_N_ISNAN: case GP_N_ISINF: case GP_N_ISFINITE:
         if (!gp_dtype_is_float(ta)) { /* an integer is a finite number */
           give_slot(bd, a);
@@ -301,6 +312,7 @@ static void run_block(const gp_expr_prog *p, const void *x, size_t m, uint64_t *
 }
 
 void gp_expr_eval_host(const gp_expr *e, const void *in, size_t n, uint8_t *keep) {
+  if (n == 0) return;
   const gp_expr_prog *p = e->prog;
   size_t w = gpu_dtype_size(e->t), block = p->block, nblocks = (n + block - 1) / block;
 #pragma omp parallel if (nblocks >= 4)

@@ -150,7 +150,7 @@ static int parse_call(parser *p) {
   if (!gp_lex_next(&p->lx)) return -1;
   if (p->lx.tok.kind != GP_TK_LPAREN)
     return gp_lex_error(&p->lx, p->lx.tok.pos, "expected '(' after '%s'", kind_text[name.name]);
-  if (!enter(p, p->lx.tok.pos) || !gp_lex_next(&p->lx)) return -1;
+  if (!enter(p, name.pos) || !gp_lex_next(&p->lx)) return -1;
   int args[2] = {-1, -1}, nargs = 0;
   if (p->lx.tok.kind != GP_TK_RPAREN) {
     for (;;) {

@@ -242,8 +242,8 @@ static void print_node(gp_str *s, const gp_expr *e, int n) {
     case GP_N_FABS: case GP_N_FLOOR: case GP_N_CEIL: str_printf(s, "%s%s(%s)", op, fs, A); break;
     case GP_N_SQRT: str_printf(s, "%ssqrt_rn(%s)", fd, A); break;
     case GP_N_ISNAN: case GP_N_ISINF: case GP_N_ISFINITE:
-      if (!flt) {
-        str_printf(s, "%d", nd->kind == GP_N_ISFINITE);
+      if (!flt) { /* an integer is a finite number; the operand stays "used" */
+        str_printf(s, "((void)%s, %d)", A, nd->kind == GP_N_ISFINITE);
         break;
       }
       str_printf(s, "(int)(");

@@ -8,7 +8,8 @@
  *      where each bucket starts in every pass, and a position where one bucket
  *      holds all n keys would move nothing: its pass is skipped
  *   2. per remaining digit, a stable scatter from one buffer to the other:
- *      each thread counts the digit over its contiguous block; its start in
+ *      each thread counts the digit over its contiguous block (the first
+ *      pass takes step 1's counts, made over the same blocks); its start in
  *      bucket d is (keys in buckets below d, from step 1) + (keys in bucket d
  *      in the blocks before it); then it scatters its block in order. Blocks
  *      in order, and order within a block, make the pass stable
@@ -183,20 +184,29 @@ static void sort_thread(sort_job *job, size_t me, size_t team) {
   /* (implicit barrier: every thread sees the plan) */
 
   sort_arrays a = {job->keys, job->values, job->key_buffer, job->value_buffer};
-  size_t *count = job->thread_count + me * RADIX;
   for (unsigned p = 0; p < job->passes; p++) {
     const unsigned digit = job->pass_digit[p], shift = 8 * digit;
-    memset(count, 0, RADIX * sizeof *count);
-    loops->count(a.keys_in, lo, hi, shift, job->direction, count);
+    /* Thread th's count of bucket b is counts[th * stride + b]. The first pass
+     * reads the caller's keys in the same blocks as step 1, so step 1 counted
+     * it already; later passes count what the previous one wrote. */
+    const size_t *counts = job->thread_hist + digit * RADIX;
+    size_t stride = job->key_bytes * RADIX;
+    if (p > 0) {
+      size_t *count = job->thread_count + me * RADIX;
+      memset(count, 0, RADIX * sizeof *count);
+      loops->count(a.keys_in, lo, hi, shift, job->direction, count);
+      counts = job->thread_count;
+      stride = RADIX;
 #pragma omp barrier
+    }
     size_t next[RADIX];
     for (size_t b = 0; b < RADIX; b++) {
       size_t at = job->bucket_start[digit][b];
-      for (size_t th = 0; th < me; th++) at += job->thread_count[th * RADIX + b];
+      for (size_t th = 0; th < me; th++) at += counts[th * stride + b];
       next[b] = at;
     }
     loops->scatter[vsel](&a, lo, hi, shift, job->direction, next);
-    /* The next pass reads what every thread wrote, and reuses the counts. */
+    /* The next pass reads what every thread wrote, and recounts. */
 #pragma omp barrier
     sort_arrays swapped = {a.keys_out, a.values_out, (void *)a.keys_in, (void *)a.values_in};
     a = swapped;
@@ -235,8 +245,7 @@ gpu_status gp_sort_host(void *keys, void *values, size_t n, gpu_dtype key_t, siz
   gpu_status s = GPU_OK;
   if (!job->key_buffer || (value_bytes && !job->value_buffer) || !job->thread_hist ||
       !job->thread_count) {
-    s = gp_fail(GPU_ERR_OUT_OF_MEMORY, "%s: %zu bytes for the second buffer of %zu keys", fn,
-                n * (job->key_bytes + value_bytes), n);
+    s = gp_fail(GPU_ERR_OUT_OF_MEMORY, "%s: no memory for a second buffer of %zu keys", fn, n);
   } else {
     /* The team may be smaller than asked for; blocks follow the actual team. */
 #pragma omp parallel num_threads((int)threads) if (threads > 1)

@@ -1,196 +1,193 @@
 /*
  * Coordinate entries to CSR, on the host, then into backend memory.
  *
- *   1. count entries per row (a mirrored entry (j,i) counts for row j),
- *   2. scatter them into rows in file order (a counting sort by row, stable:
- *      each entry, then its mirror), and free the coordinate arrays,
- *   3. per row, in parallel: sort by column, stably (rows usually arrive
- *      sorted and are only checked), then sum runs of equal columns in
- *      order of appearance, so the sums do not depend on thread timing,
- *   4. lay the surviving entries out with the requested types, straight into
+ *   1. partition the entries, each followed by its mirror (j,i) in symmetric
+ *      files, into buckets of consecutive rows: in parallel and stable (file
+ *      order kept), with few enough buckets that every thread's writes stay
+ *      in a few streams instead of one random row per entry,
+ *   2. per bucket, in parallel: a counting sort by row (stable again), then
+ *      per row a stable sort by column (rows usually arrive sorted and are
+ *      only checked) and the runs of equal columns summed in order of
+ *      appearance, so the sums never depend on thread timing,
+ *   3. lay the surviving entries out with the requested types, straight into
  *      gpu_alloc'ed memory on the host backend, through a host copy and
  *      gpu_upload on CUDA.
  */
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#  include <omp.h>
+#endif
 
+#include "csr_rows.h"
 #include "mm_internal.h"
 
 static const char fn[] = "gpu_csr_read_mm";
 
-enum { INSERTION_SORT_MAX = 16, ROWS_PER_TASK = 2048 };
-
-/* ----------------------------------------------------------- row sorting */
-
-static void insertion_sort(int64_t *col, double *val, int64_t n) {
-  for (int64_t k = 1; k < n; k++) {
-    int64_t c = col[k];
-    double v = val[k];
-    int64_t m = k;
-    for (; m > 0 && col[m - 1] > c; m--) { /* '>' keeps equal columns in order */
-      col[m] = col[m - 1];
-      val[m] = val[m - 1];
-    }
-    col[m] = c;
-    val[m] = v;
-  }
-}
-
-/* Per-thread room for merging one long row. */
-typedef struct {
-  int64_t *col;
-  double *val;
-  int64_t capacity;
-} row_scratch;
-
-static bool scratch_reserve(row_scratch *s, int64_t n) {
-  if (n <= s->capacity) return true;
-  free(s->col);
-  free(s->val);
-  s->col = malloc((size_t)n * sizeof *s->col);
-  s->val = malloc((size_t)n * sizeof *s->val);
-  s->capacity = s->col && s->val ? n : 0;
-  return s->capacity > 0;
-}
-
-/* Stable bottom-up merge sort: insertion-sorted runs, then merges that take
- * from the left run on ties. */
-static void merge_sort(int64_t *col, double *val, int64_t n, row_scratch *s) {
-  for (int64_t lo = 0; lo < n; lo += INSERTION_SORT_MAX)
-    insertion_sort(col + lo, val + lo, n - lo < INSERTION_SORT_MAX ? n - lo : INSERTION_SORT_MAX);
-  int64_t *src_c = col, *dst_c = s->col;
-  double *src_v = val, *dst_v = s->val;
-  for (int64_t width = INSERTION_SORT_MAX; width < n; width *= 2) {
-    for (int64_t lo = 0; lo < n; lo += 2 * width) {
-      int64_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
-      int64_t a = lo, b = mid, d = lo;
-      while (a < mid && b < hi) {
-        bool left = src_c[a] <= src_c[b];
-        dst_c[d] = left ? src_c[a] : src_c[b];
-        dst_v[d++] = left ? src_v[a++] : src_v[b++];
-      }
-      for (; a < mid; a++, d++) {
-        dst_c[d] = src_c[a];
-        dst_v[d] = src_v[a];
-      }
-      for (; b < hi; b++, d++) {
-        dst_c[d] = src_c[b];
-        dst_v[d] = src_v[b];
-      }
-    }
-    int64_t *tc = src_c; src_c = dst_c; dst_c = tc;
-    double *tv = src_v; src_v = dst_v; dst_v = tv;
-  }
-  if (src_c != col) {
-    memcpy(col, src_c, (size_t)n * sizeof *col);
-    memcpy(val, src_v, (size_t)n * sizeof *val);
-  }
-}
-
-/* Sorts one row by column and sums duplicates into the first of each run;
- * returns the entries left, or -1 when there was no memory to sort. For f32
- * each partial sum is rounded to float: a double sum of two floats rounded
- * to float is exactly the float sum (53 >= 2 * 24 + 2 bits). */
-static int64_t sort_and_merge_row(int64_t *col, double *val, int64_t n, bool f32,
-                                  row_scratch *s) {
-  bool sorted = true;
-  for (int64_t k = 1; k < n && sorted; k++) sorted = col[k - 1] <= col[k];
-  if (!sorted) {
-    if (n <= INSERTION_SORT_MAX) insertion_sort(col, val, n);
-    else if (scratch_reserve(s, n)) merge_sort(col, val, n, s);
-    else return -1;
-  }
-  int64_t kept = 0;
-  for (int64_t k = 0; k < n; k++) {
-    if (kept > 0 && col[kept - 1] == col[k]) {
-      double sum = val[kept - 1] + val[k];
-      val[kept - 1] = f32 ? (double)(float)sum : sum;
-    } else {
-      col[kept] = col[k];
-      val[kept++] = val[k];
-    }
-  }
-  return kept;
-}
+enum {
+  ROWS_PER_TASK = 2048,
+  MAX_BUCKETS = 1024,  /* write streams per thread in the partition */
+  PARALLEL_MIN = 65536 /* entries below which threads cost more than they save */
+};
 
 /* ------------------------------------------------------------ the steps */
 
-/* Steps 1 and 2: the rows' starts (rows + 1 of them) and the entries in row
- * order, file order within a row. */
-static void scatter_rows(const gp_mm_coo *coo, int64_t rows, bool mirror, bool skew,
-                         int64_t *start, int64_t *col, double *val) {
-  int64_t n = coo->n;
-#pragma omp parallel for if (n > 65536)
-  for (int64_t k = 0; k < n; k++) {
-#pragma omp atomic
-    start[coo->row[k] + 1]++;
-    if (mirror && coo->row[k] != coo->col[k]) {
-#pragma omp atomic
-      start[coo->col[k] + 1]++;
-    }
-  }
-  for (int64_t r = 0; r < rows; r++) start[r + 1] += start[r];
-  /* start[r] serves as row r's cursor, ending at row r + 1's start; a shift
-   * puts it back. Serial, so that equal (row, col) keep file order. */
-  for (int64_t k = 0; k < n; k++) {
-    int64_t i = coo->row[k], j = coo->col[k];
-    double v = coo->val[k];
-    int64_t at = start[i]++;
-    col[at] = j;
-    val[at] = v;
-    if (mirror && i != j) {
-      at = start[j]++;
-      col[at] = i;
-      val[at] = skew ? -v : v;
-    }
-  }
-  memmove(start + 1, start, (size_t)rows * sizeof *start);
-  start[0] = 0;
+static int max_threads(void) {
+#ifdef _OPENMP
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
 }
 
-/* Step 3: kept[r + 1] = entries left in row r; false when out of memory. */
-static bool merge_rows(int64_t rows, const int64_t *start, int64_t *col, double *val, bool f32,
-                       int64_t *kept) {
-  bool failed = false;
-#pragma omp parallel if (start[rows] > 65536)
+/* Rows go to buckets of 2^shift consecutive rows, at most MAX_BUCKETS. */
+typedef struct {
+  int shift;
+  int64_t count;
+} row_buckets;
+
+static row_buckets make_buckets(int64_t rows) {
+  row_buckets b = {0, rows};
+  while (rows > 0 && ((rows - 1) >> b.shift) + 1 > MAX_BUCKETS) b.shift++;
+  b.count = rows > 0 ? ((rows - 1) >> b.shift) + 1 : 0;
+  return b;
+}
+
+/* The expanded entries (each, then its mirror) as coordinates in buckets. */
+typedef struct {
+  int64_t *row, *col;
+  double *val;
+  int64_t *start; /* count + 1: bucket b holds [start[b], start[b + 1]) */
+} bucketed;
+
+/* Step 1: a stable parallel partition by bucket. Each thread takes a
+ * contiguous block of the file's entries and counts per bucket; bucket-major,
+ * thread-minor offsets then keep file order inside each bucket. */
+static void partition(const gp_mm_coo *coo, row_buckets rb, bool mirror, bool skew, int64_t *counts,
+                      int threads, bucketed *out) {
+  int64_t n = coo->n, nb = rb.count;
+#pragma omp parallel num_threads(threads) if (threads > 1)
   {
-    row_scratch scratch = {NULL, NULL, 0};
-#pragma omp for schedule(dynamic, ROWS_PER_TASK)
-    for (int64_t r = 0; r < rows; r++) {
-      int64_t left = sort_and_merge_row(col + start[r], val + start[r], start[r + 1] - start[r],
-                                        f32, &scratch);
-      if (left < 0) {
-#pragma omp atomic write
-        failed = true;
-        left = 0;
-      }
-      kept[r + 1] = left;
+    int t = 0, team = 1;
+#ifdef _OPENMP
+    t = omp_get_thread_num();
+    team = omp_get_num_threads();
+#endif
+    int64_t lo = n / team * t + (t < n % team ? t : n % team);
+    int64_t hi = lo + n / team + (t < n % team);
+    int64_t *mine = counts + (size_t)t * (size_t)nb;
+    for (int64_t k = lo; k < hi; k++) {
+      mine[coo->row[k] >> rb.shift]++;
+      if (mirror && coo->row[k] != coo->col[k]) mine[coo->col[k] >> rb.shift]++;
     }
-    free(scratch.col);
-    free(scratch.val);
+#pragma omp barrier
+#pragma omp single
+    {
+      int64_t at = 0;
+      for (int64_t b = 0; b < nb; b++) {
+        out->start[b] = at;
+        for (int u = 0; u < team; u++) {
+          int64_t c = counts[(size_t)u * (size_t)nb + (size_t)b];
+          counts[(size_t)u * (size_t)nb + (size_t)b] = at;
+          at += c;
+        }
+      }
+      out->start[nb] = at;
+    }
+    for (int64_t k = lo; k < hi; k++) {
+      int64_t i = coo->row[k], j = coo->col[k];
+      double v = coo->val[k];
+      int64_t at = mine[i >> rb.shift]++;
+      out->row[at] = i;
+      out->col[at] = j;
+      out->val[at] = v;
+      if (mirror && i != j) {
+        at = mine[j >> rb.shift]++;
+        out->row[at] = j;
+        out->col[at] = i;
+        out->val[at] = skew ? -v : v;
+      }
+    }
   }
+}
+
+/* Step 2 for one bucket: a counting sort by row (stable) into col/val from
+ * the bucket's offset, the rows' starts, then each row sorted and merged;
+ * kept[r + 1] = entries left in row r. local has room for 2^shift + 1. */
+static bool build_bucket(const bucketed *in, int64_t b, row_buckets rb, int64_t rows,
+                         int64_t *local, int64_t *start, int64_t *col, double *val, bool f32,
+                         int64_t *kept, gp_row_scratch *scratch) {
+  int64_t first = b << rb.shift,
+          span = rows - first < ((int64_t)1 << rb.shift) ? rows - first : ((int64_t)1 << rb.shift);
+  int64_t lo = in->start[b], hi = in->start[b + 1];
+  memset(local, 0, ((size_t)span + 1) * sizeof *local);
+  for (int64_t k = lo; k < hi; k++) local[in->row[k] - first + 1]++;
+  for (int64_t r = 0; r < span; r++) local[r + 1] += local[r];
+  for (int64_t r = 0; r < span; r++) start[first + r] = lo + local[r];
+  for (int64_t k = lo; k < hi; k++) {
+    int64_t at = lo + local[in->row[k] - first]++;
+    col[at] = in->col[k];
+    val[at] = in->val[k];
+  }
+  bool ok = true;
+  for (int64_t r = 0; r < span; r++) {
+    int64_t s = start[first + r], n = lo + local[r] - s; /* local[r] is now row r's end */
+    int64_t left = gp_csr_sort_and_merge_row(col + s, val + s, n, f32, scratch);
+    ok &= left >= 0;
+    kept[first + r + 1] = left < 0 ? 0 : left;
+  }
+  return ok;
+}
+
+/* Step 2 for all buckets, in parallel; false when out of memory. */
+static bool build_rows(const bucketed *in, row_buckets rb, int64_t rows, int64_t *start,
+                       int64_t *col, double *val, bool f32, int64_t *kept) {
+  bool failed = false;
+  int64_t expanded = in->start[rb.count];
+#pragma omp parallel if (expanded > PARALLEL_MIN)
+  {
+    gp_row_scratch scratch = {NULL, NULL, 0};
+    int64_t *local = malloc((((size_t)1 << rb.shift) + 1) * sizeof *local);
+    bool ok = local != NULL;
+#pragma omp for schedule(dynamic, 1)
+    for (int64_t b = 0; b < rb.count; b++)
+      if (ok) ok = build_bucket(in, b, rb, rows, local, start, col, val, f32, kept, &scratch);
+    if (!ok) {
+#pragma omp atomic write
+      failed = true;
+    }
+    free(local);
+    gp_row_scratch_free(&scratch);
+  }
+  start[rows] = expanded;
   kept[0] = 0;
   for (int64_t r = 0; r < rows; r++) kept[r + 1] += kept[r];
   return !failed;
 }
 
-/* Step 4: the final arrays, with the requested types, in host memory. */
+/* Step 3: the final arrays, with the requested types, in host memory. */
 static void lay_out(int64_t rows, const int64_t *start, const int64_t *col, const double *val,
                     const int64_t *kept, bool i32, bool f32, void *row_ptr, void *col_idx,
                     void *values) {
-#pragma omp parallel for schedule(dynamic, ROWS_PER_TASK) if (kept[rows] > 65536)
+#pragma omp parallel for schedule(dynamic, ROWS_PER_TASK) if (kept[rows] > PARALLEL_MIN)
   for (int64_t r = 0; r <= rows; r++) {
-    if (i32) ((int32_t *)row_ptr)[r] = (int32_t)kept[r];
-    else ((int64_t *)row_ptr)[r] = kept[r];
+    if (i32)
+      ((int32_t *)row_ptr)[r] = (int32_t)kept[r];
+    else
+      ((int64_t *)row_ptr)[r] = kept[r];
     if (r == rows) continue;
     const int64_t *c = col + start[r];
     const double *v = val + start[r];
     int64_t to = kept[r], n = kept[r + 1] - kept[r];
     for (int64_t k = 0; k < n; k++) {
-      if (i32) ((int32_t *)col_idx)[to + k] = (int32_t)c[k];
-      else ((int64_t *)col_idx)[to + k] = c[k];
-      if (f32) ((float *)values)[to + k] = (float)v[k];
-      else ((double *)values)[to + k] = v[k];
+      if (i32)
+        ((int32_t *)col_idx)[to + k] = (int32_t)c[k];
+      else
+        ((int64_t *)col_idx)[to + k] = c[k];
+      if (f32)
+        ((float *)values)[to + k] = (float)v[k];
+      else
+        ((double *)values)[to + k] = v[k];
     }
   }
 }
@@ -236,30 +233,54 @@ gpu_status gp_csr_build(const char *path, gp_mm_coo *coo, const gp_mm_header *h,
                    fn, path, (long long)expanded, INT32_MAX);
   }
   gpu_status s = GPU_OK;
-  int64_t *start = NULL, *kept = NULL, *col = NULL;
+  row_buckets rb = make_buckets(rows);
+  int threads = coo->n > PARALLEL_MIN ? max_threads() : 1;
+  int64_t *start = NULL, *kept = NULL, *counts = NULL, *col = NULL;
   double *val = NULL;
+  bucketed bk = {NULL, NULL, NULL, NULL};
   csr_arrays out = {{NULL}, {NULL}, {0}};
+  size_t entries = (size_t)(expanded > 0 ? expanded : 1);
   if ((uint64_t)rows >= SIZE_MAX / sizeof(int64_t) - 1 ||
       (uint64_t)expanded >= SIZE_MAX / sizeof(int64_t)) {
     s = gp_fail(GPU_ERR_OUT_OF_MEMORY, "%s: %s: %lld rows, %lld entries: too many for memory", fn,
                 path, (long long)rows, (long long)expanded);
     goto done;
   }
-  start = calloc((size_t)rows + 1, sizeof *start);
+  start = malloc(((size_t)rows + 1) * sizeof *start);
   kept = malloc(((size_t)rows + 1) * sizeof *kept);
-  col = malloc((size_t)(expanded ? expanded : 1) * sizeof *col);
-  val = malloc((size_t)(expanded ? expanded : 1) * sizeof *val);
-  if (!start || !kept || !col || !val) {
-    s = gp_fail(GPU_ERR_OUT_OF_MEMORY, "%s: %s: %lld rows, %lld entries", fn, path,
-                (long long)rows, (long long)expanded);
+  counts = calloc((size_t)threads * (size_t)(rb.count ? rb.count : 1), sizeof *counts);
+  bk.start = malloc(((size_t)rb.count + 1) * sizeof *bk.start);
+  bk.row = malloc(entries * sizeof *bk.row);
+  bk.col = malloc(entries * sizeof *bk.col);
+  bk.val = malloc(entries * sizeof *bk.val);
+  if (!start || !kept || !counts || !bk.start || !bk.row || !bk.col || !bk.val) {
+    s = gp_fail(GPU_ERR_OUT_OF_MEMORY, "%s: %s: %lld rows, %lld entries", fn, path, (long long)rows,
+                (long long)expanded);
     goto done;
   }
-  scatter_rows(coo, rows, mirror, skew, start, col, val);
-  gp_mm_coo_free(coo);
-  if (!merge_rows(rows, start, col, val, f32, kept)) {
+  bk.start[0] = 0;
+  partition(coo, rb, mirror, skew, counts, threads, &bk);
+  /* The coordinates are in the buckets now: their memory becomes the rows'
+   * (realloc keeps the pages when the size does not grow: no fresh faults). */
+  free(coo->row);
+  coo->row = NULL;
+  col = realloc(coo->col, entries * sizeof *col);
+  if (col) coo->col = NULL;
+  val = realloc(coo->val, entries * sizeof *val);
+  if (val) coo->val = NULL;
+  if (!col || !val) {
+    s = gp_fail(GPU_ERR_OUT_OF_MEMORY, "%s: %s: %lld entries", fn, path, (long long)expanded);
+    goto done;
+  }
+  if (!build_rows(&bk, rb, rows, start, col, val, f32, kept)) {
     s = gp_fail(GPU_ERR_OUT_OF_MEMORY, "%s: %s: room to sort a row", fn, path);
     goto done;
   }
+  free(bk.row);
+  free(bk.col);
+  free(bk.val);
+  bk.row = bk.col = NULL;
+  bk.val = NULL;
   size_t isize = gpu_dtype_size(index_type), vsize = gpu_dtype_size(value_type);
   int64_t nnz = kept[rows];
   out.bytes[0] = ((size_t)rows + 1) * isize;
@@ -286,6 +307,11 @@ done:
   gp_mm_coo_free(coo);
   free(start);
   free(kept);
+  free(counts);
+  free(bk.start);
+  free(bk.row);
+  free(bk.col);
+  free(bk.val);
   free(col);
   free(val);
   return s;

@@ -34,8 +34,9 @@ static int64_t index_at(const void *chunk, size_t k, bool i32) {
 /* The arguments' shape: counts, types, and arrays that exist and are long enough. */
 static gpu_status check_shape(const char *fn, const gpu_csr *A, gpu_backend b) {
   if (A->rows < 0 || A->cols < 0 || A->nnz < 0)
-    return gp_fail(GPU_ERR_INVALID_ARGUMENT, "%s: negative count: rows = %lld, cols = %lld, nnz = %lld",
-                   fn, (long long)A->rows, (long long)A->cols, (long long)A->nnz);
+    return gp_fail(GPU_ERR_INVALID_ARGUMENT,
+                   "%s: negative count: rows = %lld, cols = %lld, nnz = %lld", fn,
+                   (long long)A->rows, (long long)A->cols, (long long)A->nnz);
   if (A->index_type != GPU_I32 && A->index_type != GPU_I64)
     return gp_fail(GPU_ERR_INVALID_ARGUMENT, "%s: index_type %d (%s) is not GPU_I32 or GPU_I64", fn,
                    (int)A->index_type, gp_dtype_name(A->index_type));
@@ -43,8 +44,9 @@ static gpu_status check_shape(const char *fn, const gpu_csr *A, gpu_backend b) {
     return gp_fail(GPU_ERR_INVALID_ARGUMENT, "%s: value_type %d (%s) is not GPU_F32 or GPU_F64", fn,
                    (int)A->value_type, gp_dtype_name(A->value_type));
   if ((uint64_t)A->rows >= SIZE_MAX || (uint64_t)A->nnz > SIZE_MAX)
-    return gp_fail(GPU_ERR_INVALID_ARGUMENT, "%s: rows = %lld or nnz = %lld exceeds this machine's size_t",
-                   fn, (long long)A->rows, (long long)A->nnz);
+    return gp_fail(GPU_ERR_INVALID_ARGUMENT,
+                   "%s: rows = %lld or nnz = %lld exceeds this machine's size_t", fn,
+                   (long long)A->rows, (long long)A->nnz);
   size_t isize = gpu_dtype_size(A->index_type), vsize = gpu_dtype_size(A->value_type);
   gpu_status s = gp_check_array(fn, "A->row_ptr", A->row_ptr, (size_t)A->rows + 1, isize, b);
   if (s == GPU_OK) s = gp_check_array(fn, "A->col_idx", A->col_idx, (size_t)A->nnz, isize, b);
@@ -67,17 +69,20 @@ static gpu_status check_row_ptr(const char *fn, const gpu_csr *A, void *chunk) {
       if (at == 0 && x != 0)
         return gp_fail(GPU_ERR_INVALID_ARGUMENT, "%s: row_ptr[0] = %lld, not 0", fn, (long long)x);
       if (x < previous)
-        return gp_fail(GPU_ERR_INVALID_ARGUMENT, "%s: row_ptr[%zu] = %lld is less than row_ptr[%zu] = %lld",
-                       fn, at, (long long)x, at - 1, (long long)previous);
+        return gp_fail(GPU_ERR_INVALID_ARGUMENT,
+                       "%s: row_ptr[%zu] = %lld is less than row_ptr[%zu] = %lld", fn, at,
+                       (long long)x, at - 1, (long long)previous);
       if (x > A->nnz)
-        return gp_fail(GPU_ERR_INVALID_ARGUMENT, "%s: row_ptr[%zu] = %lld is greater than nnz = %lld",
-                       fn, at, (long long)x, (long long)A->nnz);
+        return gp_fail(GPU_ERR_INVALID_ARGUMENT,
+                       "%s: row_ptr[%zu] = %lld is greater than nnz = %lld", fn, at, (long long)x,
+                       (long long)A->nnz);
       previous = x;
     }
   }
   if (previous != A->nnz)
-    return gp_fail(GPU_ERR_INVALID_ARGUMENT, "%s: row_ptr[%lld] = %lld (the last) is not nnz = %lld", fn,
-                   (long long)A->rows, (long long)previous, (long long)A->nnz);
+    return gp_fail(GPU_ERR_INVALID_ARGUMENT,
+                   "%s: row_ptr[%lld] = %lld (the last) is not nnz = %lld", fn, (long long)A->rows,
+                   (long long)previous, (long long)A->nnz);
   return GPU_OK;
 }
 
@@ -96,9 +101,9 @@ static gpu_status check_col_idx(const char *fn, const gpu_csr *A, void *chunk) {
       if ((c < 0 || c >= A->cols) && k < first_bad) first_bad = k;
     }
     if (first_bad < n)
-      return gp_fail(GPU_ERR_INVALID_ARGUMENT, "%s: col_idx[%zu] = %lld is outside [0, cols = %lld)", fn,
-                     base + first_bad, (long long)index_at(chunk, first_bad, i32),
-                     (long long)A->cols);
+      return gp_fail(GPU_ERR_INVALID_ARGUMENT,
+                     "%s: col_idx[%zu] = %lld is outside [0, cols = %lld)", fn, base + first_bad,
+                     (long long)index_at(chunk, first_bad, i32), (long long)A->cols);
   }
   return GPU_OK;
 }

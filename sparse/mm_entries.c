@@ -106,7 +106,8 @@ static bool parse_entry(const entry_rules *rules, const char *p, const char *le,
     return false;
   }
   if (rules->skew && *i == *j) {
-    snprintf(why, WHY_SIZE, "a skew-symmetric matrix has no diagonal entries, but (%lld, %lld) is one",
+    snprintf(why, WHY_SIZE,
+             "a skew-symmetric matrix has no diagonal entries, but (%lld, %lld) is one",
              (long long)*i + 1, (long long)*j + 1);
     return false;
   }
@@ -203,16 +204,17 @@ static gpu_status check_count(const char *path, const gp_mm_file *f, const gp_mm
   const chunk *last = &chunks[n - 1];
   int64_t found = last->first + last->entries;
   if (found > h->nnz)
-    return gp_fail(GPU_ERR_PARSE, "%s:%lld: more entries than the %lld the size line (line %lld) gives",
-                   path, (long long)line_of_entry(chunks, n, h->nnz), (long long)h->nnz,
-                   (long long)h->size_line);
+    return gp_fail(
+        GPU_ERR_PARSE, "%s:%lld: more entries than the %lld the size line (line %lld) gives", path,
+        (long long)line_of_entry(chunks, n, h->nnz), (long long)h->nnz, (long long)h->size_line);
   if (found < h->nnz) {
     int64_t last_line = last->line + last->newlines;
     if (f->size > h->body && f->data[f->size - 1] == '\n') last_line--;
     if (last_line < h->size_line) last_line = h->size_line;
-    return gp_fail(GPU_ERR_PARSE, "%s:%lld: the file ends after %lld entries; the size line (line %lld) gives %lld",
-                   path, (long long)last_line, (long long)found, (long long)h->size_line,
-                   (long long)h->nnz);
+    return gp_fail(
+        GPU_ERR_PARSE,
+        "%s:%lld: the file ends after %lld entries; the size line (line %lld) gives %lld", path,
+        (long long)last_line, (long long)found, (long long)h->size_line, (long long)h->nnz);
   }
   return GPU_OK;
 }

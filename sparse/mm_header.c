@@ -119,8 +119,7 @@ static gpu_status read_size_line(const char *path, line_span l, int64_t line, gp
   }
   p = gp_mm_skip_space(p, l.end);
   if (p != l.end)
-    return parse_error(path, line, "unexpected text after the size line:", p,
-                       (size_t)(l.end - p));
+    return parse_error(path, line, "unexpected text after the size line:", p, (size_t)(l.end - p));
   h->rows = v[0];
   h->cols = v[1];
   h->nnz = v[2];

@@ -12,14 +12,14 @@
  * twice, which is wrong for some inputs; f32 never does that.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "mm_number.h"
+
 #include <float.h>
 #include <locale.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "mm_number.h"
 
 static pthread_once_t c_locale_once = PTHREAD_ONCE_INIT;
 static locale_t c_locale = (locale_t)0;

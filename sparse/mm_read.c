@@ -25,13 +25,11 @@ gpu_status gpu_csr_read_mm(const char *path, gpu_dtype value_type, gpu_dtype ind
   if (!path) return gp_fail(GPU_ERR_INVALID_ARGUMENT, "%s: path is NULL", fn);
   if (!A) return gp_fail(GPU_ERR_INVALID_ARGUMENT, "%s: A is NULL", fn);
   if (value_type != GPU_F32 && value_type != GPU_F64)
-    return gp_fail(GPU_ERR_INVALID_ARGUMENT,
-                   "%s: value_type %d (%s) is not GPU_F32 or GPU_F64", fn, (int)value_type,
-                   gp_dtype_name(value_type));
+    return gp_fail(GPU_ERR_INVALID_ARGUMENT, "%s: value_type %d (%s) is not GPU_F32 or GPU_F64", fn,
+                   (int)value_type, gp_dtype_name(value_type));
   if (index_type != GPU_I32 && index_type != GPU_I64)
-    return gp_fail(GPU_ERR_INVALID_ARGUMENT,
-                   "%s: index_type %d (%s) is not GPU_I32 or GPU_I64", fn, (int)index_type,
-                   gp_dtype_name(index_type));
+    return gp_fail(GPU_ERR_INVALID_ARGUMENT, "%s: index_type %d (%s) is not GPU_I32 or GPU_I64", fn,
+                   (int)index_type, gp_dtype_name(index_type));
   gpu_backend b;
   gpu_status s = gp_backend(fn, &b);
   if (s != GPU_OK) return s;

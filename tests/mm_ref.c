@@ -1,12 +1,12 @@
 #define _POSIX_C_SOURCE 200809L
 #include "mm_ref.h"
 
+#include <check.h>
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <check.h>
 
 #include "test_util.h"
 
@@ -158,8 +158,8 @@ bool ref_equal(const ref_csr *got, const ref_csr *want, char *where, size_t wher
       return false;
     }
     if (memcmp(&got->values[k], &want->values[k], sizeof(double)) != 0) {
-      snprintf(where, where_size, "values[%lld] = %.17g, want %.17g", (long long)k,
-               got->values[k], want->values[k]);
+      snprintf(where, where_size, "values[%lld] = %.17g, want %.17g", (long long)k, got->values[k],
+               want->values[k]);
       return false;
     }
   }
@@ -173,9 +173,14 @@ static char tmp_dir[256];
 static char tmp_paths[MAX_TMP_FILES][512];
 static int tmp_count;
 
+/* In memory (tmpfs) where there is one: the fuzz suite writes thousands of
+ * small files, which a busy disk makes slow. */
 void ref_tmp_begin(void) {
-  snprintf(tmp_dir, sizeof tmp_dir, "/tmp/gpuprim_mm_XXXXXX");
-  ck_assert_msg(mkdtemp(tmp_dir) != NULL, "mkdtemp failed");
+  snprintf(tmp_dir, sizeof tmp_dir, "/dev/shm/gpuprim_mm_XXXXXX");
+  if (!mkdtemp(tmp_dir)) {
+    snprintf(tmp_dir, sizeof tmp_dir, "/tmp/gpuprim_mm_XXXXXX");
+    ck_assert_msg(mkdtemp(tmp_dir) != NULL, "mkdtemp failed");
+  }
   tmp_count = 0;
 }
 

@@ -33,7 +33,8 @@ void ref_download(const gpu_csr *A, ref_csr *out);
  * difference. */
 bool ref_equal(const ref_csr *got, const ref_csr *want, char *where, size_t where_size);
 
-/* A private temporary folder for one test's files (mkdtemp under /tmp).
+/* A private temporary folder for one test's files (mkdtemp under /dev/shm,
+ * else /tmp).
  * ref_tmp_write writes name there (len bytes, NULs allowed) and returns its
  * path, valid until ref_tmp_end, which deletes the files and the folder. */
 void ref_tmp_begin(void);

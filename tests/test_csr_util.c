@@ -20,7 +20,8 @@ typedef struct {
 static host_csr random_csr(int64_t rows, int64_t cols, int64_t max_per_row) {
   host_csr h = {rows, cols, 0, tu_xmalloc(((size_t)rows + 1) * sizeof(int64_t)), NULL, NULL};
   h.row_ptr[0] = 0;
-  for (int64_t r = 0; r < rows; r++) h.row_ptr[r + 1] = h.row_ptr[r] + (cols ? (int64_t)tu_below((uint64_t)max_per_row + 1) : 0);
+  for (int64_t r = 0; r < rows; r++)
+    h.row_ptr[r + 1] = h.row_ptr[r] + (cols ? (int64_t)tu_below((uint64_t)max_per_row + 1) : 0);
   h.nnz = h.row_ptr[rows];
   h.col_idx = tu_xmalloc(((size_t)h.nnz + 1) * sizeof(int64_t));
   h.values = tu_xmalloc(((size_t)h.nnz + 1) * sizeof(double));
@@ -43,14 +44,20 @@ static gpu_csr upload(const host_csr *h, gpu_dtype it, gpu_dtype vt) {
   size_t np = (size_t)h->rows + 1, nz = (size_t)h->nnz;
   char *rp = tu_xmalloc(np * is), *ci = tu_xmalloc((nz + 1) * is), *va = tu_xmalloc((nz + 1) * vs);
   for (size_t k = 0; k < np; k++) {
-    if (it == GPU_I32) ((int32_t *)rp)[k] = (int32_t)h->row_ptr[k];
-    else ((int64_t *)rp)[k] = h->row_ptr[k];
+    if (it == GPU_I32)
+      ((int32_t *)rp)[k] = (int32_t)h->row_ptr[k];
+    else
+      ((int64_t *)rp)[k] = h->row_ptr[k];
   }
   for (size_t k = 0; k < nz; k++) {
-    if (it == GPU_I32) ((int32_t *)ci)[k] = (int32_t)h->col_idx[k];
-    else ((int64_t *)ci)[k] = h->col_idx[k];
-    if (vt == GPU_F32) ((float *)va)[k] = (float)h->values[k];
-    else ((double *)va)[k] = h->values[k];
+    if (it == GPU_I32)
+      ((int32_t *)ci)[k] = (int32_t)h->col_idx[k];
+    else
+      ((int64_t *)ci)[k] = h->col_idx[k];
+    if (vt == GPU_F32)
+      ((float *)va)[k] = (float)h->values[k];
+    else
+      ((double *)va)[k] = h->values[k];
   }
   gpu_csr A = {h->rows, h->cols, h->nnz, tu_alloc(np * is), NULL, NULL, it, vt};
   if (nz) {
@@ -80,14 +87,16 @@ static void expect_invalid(const gpu_csr *A, const char *words) {
   gpu_status s = gpu_csr_validate(A);
   ck_assert_msg(s == GPU_ERR_INVALID_ARGUMENT, "got %s (%s), want INVALID_ARGUMENT for '%s'",
                 gpu_status_string(s), gpu_last_error(), words);
-  ck_assert_msg(strstr(gpu_last_error(), words), "message '%s' lacks '%s'", gpu_last_error(), words);
+  ck_assert_msg(strstr(gpu_last_error(), words), "message '%s' lacks '%s'", gpu_last_error(),
+                words);
 }
 
 static const gpu_dtype index_types[] = {GPU_I32, GPU_I64};
 static const gpu_dtype value_types[] = {GPU_F32, GPU_F64};
 
 START_TEST(valid_matrices_pass) {
-  const int64_t shapes[][3] = {{0, 0, 0}, {1, 1, 1}, {5, 0, 3}, {31, 17, 5}, {1000, 3, 4}, {1, 50000, 2000}, {2000, 2000, 40}};
+  const int64_t shapes[][3] = {{0, 0, 0},    {1, 1, 1},        {5, 0, 3},       {31, 17, 5},
+                               {1000, 3, 4}, {1, 50000, 2000}, {2000, 2000, 40}};
   for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++)
     for (int t = 0; t < 4; t++) {
       host_csr h = random_csr(shapes[k][0], shapes[k][1], shapes[k][2]);
@@ -106,7 +115,8 @@ START_TEST(each_corruption_is_named) {
   for (int t = 0; t < 4; t++) {
     gpu_dtype it = index_types[t & 1], vt = value_types[t >> 1];
     host_csr h = random_csr(40, 30, 6);
-    while (h.row_ptr[17] - h.row_ptr[16] < 2 || h.nnz < 10) {
+    /* Row 16 and the last row non-empty, so that the pokes below break only what they mean to. */
+    while (h.row_ptr[17] - h.row_ptr[16] < 2 || h.row_ptr[40] == h.row_ptr[39] || h.nnz < 10) {
       free_host(&h);
       h = random_csr(40, 30, 6);
     }
@@ -116,7 +126,8 @@ START_TEST(each_corruption_is_named) {
     expect_invalid(&A, "row_ptr[0] = 1, not 0");
     poke(A.row_ptr, it, 0, 0);
     poke(A.row_ptr, it, 17, h.row_ptr[16] - 1); /* decreasing */
-    snprintf(words, sizeof words, "gpu_csr_validate: row_ptr[17] = %lld is less than row_ptr[16] = %lld",
+    snprintf(words, sizeof words,
+             "gpu_csr_validate: row_ptr[17] = %lld is less than row_ptr[16] = %lld",
              (long long)h.row_ptr[16] - 1, (long long)h.row_ptr[16]);
     expect_invalid(&A, words);
     poke(A.row_ptr, it, 17, h.nnz + 1); /* past nnz */
@@ -127,8 +138,8 @@ START_TEST(each_corruption_is_named) {
     expect_invalid(&A, "is greater than nnz");
     A.nnz = h.nnz;
     poke(A.row_ptr, it, 40, h.nnz - 1);
-    snprintf(words, sizeof words, "row_ptr[40] = %lld (the last) is not nnz = %lld", (long long)h.nnz - 1,
-             (long long)h.nnz);
+    snprintf(words, sizeof words, "row_ptr[40] = %lld (the last) is not nnz = %lld",
+             (long long)h.nnz - 1, (long long)h.nnz);
     expect_invalid(&A, words);
     poke(A.row_ptr, it, 40, h.nnz);
     ck_assert_msg(gpu_csr_validate(&A) == GPU_OK, "%s", gpu_last_error());
@@ -159,8 +170,8 @@ START_TEST(corruption_across_chunks) {
     ck_assert(gpu_csr_validate(&A) == GPU_OK);
     poke(A.row_ptr, it, chunk, h.row_ptr[chunk - 1] - 1);
     char words[128];
-    snprintf(words, sizeof words, "row_ptr[%lld] = %lld is less than row_ptr[%lld]", (long long)chunk,
-             (long long)h.row_ptr[chunk - 1] - 1, (long long)chunk - 1);
+    snprintf(words, sizeof words, "row_ptr[%lld] = %lld is less than row_ptr[%lld]",
+             (long long)chunk, (long long)h.row_ptr[chunk - 1] - 1, (long long)chunk - 1);
     expect_invalid(&A, words);
     poke(A.row_ptr, it, chunk, h.row_ptr[chunk]);
     int64_t late = h.nnz - 5;
@@ -182,19 +193,45 @@ START_TEST(bad_arguments) {
   gpu_csr A = upload(&h, GPU_I64, GPU_F64), B;
   ck_assert(gpu_csr_validate(NULL) == GPU_ERR_INVALID_ARGUMENT);
   ck_assert(strstr(gpu_last_error(), "gpu_csr_validate: A is NULL"));
-  B = A; B.rows = -1; expect_invalid(&B, "negative");
-  B = A; B.cols = -1; expect_invalid(&B, "negative");
-  B = A; B.nnz = -1; expect_invalid(&B, "negative");
-  B = A; B.row_ptr = NULL; expect_invalid(&B, "row_ptr is NULL");
-  B = A; B.col_idx = NULL; expect_invalid(&B, "col_idx is NULL");
-  B = A; B.values = NULL; expect_invalid(&B, "values is NULL");
-  B = A; B.index_type = GPU_F32; expect_invalid(&B, "index_type");
-  B = A; B.index_type = GPU_U64; expect_invalid(&B, "index_type");
-  B = A; B.index_type = (gpu_dtype)42; expect_invalid(&B, "index_type");
-  B = A; B.value_type = GPU_I32; expect_invalid(&B, "value_type");
-  B = A; B.value_type = (gpu_dtype)-1; expect_invalid(&B, "value_type");
-  B = A; B.row_ptr = (char *)A.row_ptr + 1; expect_invalid(&B, "aligned");
-  B = A; B.rows = INT64_MAX; expect_invalid(&B, "row_ptr");
+  B = A;
+  B.rows = -1;
+  expect_invalid(&B, "negative");
+  B = A;
+  B.cols = -1;
+  expect_invalid(&B, "negative");
+  B = A;
+  B.nnz = -1;
+  expect_invalid(&B, "negative");
+  B = A;
+  B.row_ptr = NULL;
+  expect_invalid(&B, "row_ptr is NULL");
+  B = A;
+  B.col_idx = NULL;
+  expect_invalid(&B, "col_idx is NULL");
+  B = A;
+  B.values = NULL;
+  expect_invalid(&B, "values is NULL");
+  B = A;
+  B.index_type = GPU_F32;
+  expect_invalid(&B, "index_type");
+  B = A;
+  B.index_type = GPU_U64;
+  expect_invalid(&B, "index_type");
+  B = A;
+  B.index_type = (gpu_dtype)42;
+  expect_invalid(&B, "index_type");
+  B = A;
+  B.value_type = GPU_I32;
+  expect_invalid(&B, "value_type");
+  B = A;
+  B.value_type = (gpu_dtype)-1;
+  expect_invalid(&B, "value_type");
+  B = A;
+  B.row_ptr = (char *)A.row_ptr + 1;
+  expect_invalid(&B, "aligned");
+  B = A;
+  B.rows = INT64_MAX;
+  expect_invalid(&B, "row_ptr");
   /* nnz 0 needs no col_idx or values. */
   gpu_csr empty = {3, 3, 0, A.row_ptr, NULL, NULL, GPU_I64, GPU_F64};
   int64_t zeros[4] = {0, 0, 0, 0};

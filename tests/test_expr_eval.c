@@ -5,7 +5,6 @@
  * of every element type with the awkward values mixed in: MIN, MAX, -1, 0,
  * shift widths, NaN, +-inf, +-0, denormals, random bit patterns.
  */
-#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,62 +131,6 @@ static int reference(gpu_dtype t, int list, int k, const void *in, size_t i) {
   return -1;
 }
 
-/* ---------------------------------------------------------------- inputs */
-
-static int64_t int_special(void) {
-  static const int64_t v[] = {INT64_MIN, INT64_MIN + 1, INT64_MAX, INT64_MAX - 1, INT32_MIN,
-                              INT32_MIN + 1, INT32_MAX, UINT32_MAX, -1, 0, 1, 2, 3, -2,
-                              7, 31, 32, 33, 63, 64, 65, 127, 128, -32, -33, 1000, -1000};
-  return v[tu_below(sizeof v / sizeof v[0])];
-}
-
-static double float_special(void) {
-  static const double v[] = {NAN, -NAN, INFINITY, -INFINITY, 0.0, -0.0, 1.0, -1.0, 0.5, -0.5,
-                             0.25, 0.3, 2.0, 3.0, 1.5, FLT_MAX, -FLT_MAX, FLT_MIN, 0x1p-149,
-                             DBL_MAX, DBL_MIN, 0x1p-1074, 16777217.0, 1e-8, 1e10, -1e10, 1e30};
-  return v[tu_below(sizeof v / sizeof v[0])];
-}
-
-/* Random elements of type t: special values, small numbers, random bits. */
-static void fill_inputs(void *buf, size_t n, gpu_dtype t) {
-  for (size_t i = 0; i < n; i++) {
-    uint64_t r = tu_rand(), kind = r % 8;
-    int64_t iv = kind == 0 ? int_special() : kind <= 2 ? (int64_t)tu_below(17) - 8
-               : kind == 3 ? (int64_t)tu_below(2001) - 1000 : (int64_t)(tu_rand() >> (r >> 58));
-    double fv = kind == 0 ? float_special() : kind == 1 ? (double)((int64_t)tu_below(17) - 8)
-              : kind == 2 ? tu_uniform() * 20 - 10 : kind == 3 ? tu_uniform() * 2 - 1
-              : kind == 4 ? (tu_uniform() - 0.5) * pow(10, (double)tu_below(81) - 40)
-              : kind == 5 ? (double)tu_below(1u << 25) + 0.5 * (double)tu_below(2) : 0;
-    uint64_t bits = tu_rand();
-    switch (t) {
-      case GPU_I32: ((int32_t *)buf)[i] = (int32_t)iv; break;
-      case GPU_U32: ((uint32_t *)buf)[i] = (uint32_t)iv; break;
-      case GPU_I64: ((int64_t *)buf)[i] = iv; break;
-      case GPU_U64: ((uint64_t *)buf)[i] = (uint64_t)iv; break;
-      case GPU_F32:
-        if (kind >= 6) memcpy((float *)buf + i, &bits, sizeof(float));
-        else ((float *)buf)[i] = (float)fv;
-        break;
-      case GPU_F64:
-        if (kind >= 6) memcpy((double *)buf + i, &bits, sizeof(double));
-        else ((double *)buf)[i] = fv;
-        break;
-    }
-  }
-}
-
-static const char *value_text(gpu_dtype t, const void *in, size_t i, char buf[64]) {
-  switch (t) {
-    case GPU_I32: snprintf(buf, 64, "%d", ((const int32_t *)in)[i]); break;
-    case GPU_U32: snprintf(buf, 64, "%u", ((const uint32_t *)in)[i]); break;
-    case GPU_I64: snprintf(buf, 64, "%lld", (long long)((const int64_t *)in)[i]); break;
-    case GPU_U64: snprintf(buf, 64, "%llu", (unsigned long long)((const uint64_t *)in)[i]); break;
-    case GPU_F32: snprintf(buf, 64, "%a", (double)((const float *)in)[i]); break;
-    case GPU_F64: snprintf(buf, 64, "%a", ((const double *)in)[i]); break;
-  }
-  return buf;
-}
-
 /* ------------------------------------------------------------------ tests */
 
 /* Compiles formula for t, evaluates it on in[0..n) and compares each keep[i]
@@ -199,13 +142,16 @@ static void check_formula(gpu_dtype t, const char *formula, int list, int k, con
   uint8_t *keep = tu_xmalloc(n + 64);
   memset(keep, 0xA5, n + 64);
   gp_expr_eval_host(e, in, n, keep);
+  /* Check's assertions cost a write each: test first, assert on a mismatch. */
   for (size_t i = 0; i < n; i++) {
     int want = reference(t, list, k, in, i);
     char buf[64];
-    ck_assert_msg(keep[i] == want, "%s on %s: x = %s gives %d, C gives %d (canonical %s)", formula,
-                  gp_dtype_name(t), value_text(t, in, i, buf), keep[i], want, gp_expr_canonical(e));
+    if (keep[i] != want)
+      ck_abort_msg("%s on %s: x = %s gives %d, C gives %d (canonical %s)", formula, gp_dtype_name(t),
+                   expr_value_text(t, in, i, buf), keep[i], want, gp_expr_canonical(e));
   }
-  for (size_t i = n; i < n + 64; i++) ck_assert_msg(keep[i] == 0xA5, "%s: keep[%zu] written past n", formula, i);
+  for (size_t i = n; i < n + 64; i++)
+    if (keep[i] != 0xA5) ck_abort_msg("%s: keep[%zu] written past n = %zu", formula, i, n);
   free(keep);
   gp_expr_free(e);
 }
@@ -218,7 +164,7 @@ START_TEST(eval_matches_c) {
   gpu_dtype t = (gpu_dtype)_i;
   enum { N = 3000 }; /* about three blocks, with a partial one */
   void *in = tu_xmalloc(N * gpu_dtype_size(t));
-  fill_inputs(in, N, t);
+  expr_fill_inputs(in, N, t);
   check_list(t, L_COMMON, common_formulas, COUNT(common_formulas), in, N);
   if (gp_dtype_is_float(t)) {
     check_list(t, L_FLOAT, float_formulas, COUNT(float_formulas), in, N);
@@ -235,7 +181,7 @@ START_TEST(eval_sizes) {
   gpu_dtype t = (gpu_dtype)_i;
   const size_t max_n = tu_quick() ? 70000 : 1100000;
   void *in = tu_xmalloc(max_n * gpu_dtype_size(t));
-  fill_inputs(in, max_n, t);
+  expr_fill_inputs(in, max_n, t);
   for (size_t s = 0; s < tu_nsizes && tu_sizes[s] <= max_n; s++) {
     size_t n = tu_sizes[s];
     check_formula(t, common_formulas[1], L_COMMON, 1, in, n);
@@ -250,7 +196,7 @@ START_TEST(eval_big_formulas) {
   gpu_dtype t = (gpu_dtype)_i;
   enum { N = 2100 };
   void *in = tu_xmalloc(N * gpu_dtype_size(t));
-  fill_inputs(in, N, t);
+  expr_fill_inputs(in, N, t);
   uint8_t *keep = tu_xmalloc(N);
   char *f = tu_xmalloc(GP_EXPR_MAX_LENGTH + 1);
   /* x+x+...+x (2048 terms) == 2048*x: true where no rounding happens */
@@ -263,8 +209,8 @@ START_TEST(eval_big_formulas) {
   gp_expr_eval_host(e, in, N, keep);
   for (size_t i = 0; i < N; i++) {
     double x = tu_get_f(in, i, t);
-    if (!gp_dtype_is_float(t)) ck_assert_int_eq(keep[i], 1); /* both wrap alike */
-    else if (isnan(x)) ck_assert_int_eq(keep[i], 0);
+    int want = gp_dtype_is_float(t) ? isnan(x) ? 0 : keep[i] : 1; /* integers: both sides wrap alike */
+    if (keep[i] != want) ck_abort_msg("x+x+...+x == %zu*x at x = %g gives %d", terms, x, keep[i]);
   }
   gp_expr_free(e);
   /* 63 levels of every precedence level at once: many values pending */
@@ -274,7 +220,8 @@ START_TEST(eval_big_formulas) {
   for (int d = 0; d < 63; d++) strcat(f, ")");
   ck_assert_msg(gp_expr_compile(f, t, &e) == GPU_OK, "%s", gpu_last_error());
   gp_expr_eval_host(e, in, N, keep);
-  for (size_t i = 0; i < N; i++) ck_assert_int_eq(keep[i], 1);
+  for (size_t i = 0; i < N; i++)
+    if (keep[i] != 1) ck_abort_msg("deep formula on %s gives 0 at %zu", gp_dtype_name(t), i);
   gp_expr_free(e);
   free(f);
   free(keep);
@@ -287,14 +234,15 @@ START_TEST(eval_shared_between_threads) {
   gpu_dtype t = GPU_I64;
   enum { N = 5000, THREADS = 4 };
   void *in = tu_xmalloc(N * 8);
-  fill_inputs(in, N, t);
+  expr_fill_inputs(in, N, t);
   gp_expr *e = NULL;
   ck_assert(gp_expr_compile(ub_formulas[1], t, &e) == GPU_OK);
   uint8_t *keep = tu_xmalloc(N * THREADS);
 #pragma omp parallel for num_threads(THREADS)
   for (int th = 0; th < THREADS; th++) gp_expr_eval_host(e, in, N, keep + (size_t)th * N);
   for (int th = 0; th < THREADS; th++)
-    for (size_t i = 0; i < N; i++) ck_assert_int_eq(keep[(size_t)th * N + i], reference(t, L_UB, 1, in, i));
+    for (size_t i = 0; i < N; i++)
+      if (keep[(size_t)th * N + i] != reference(t, L_UB, 1, in, i)) ck_abort_msg("thread %d, element %zu", th, i);
   gp_expr_free(e);
   free(keep);
   free(in);

@@ -16,6 +16,16 @@
 #ifndef GP_TEST_EXPR_FORMULAS_H
 #define GP_TEST_EXPR_FORMULAS_H
 
+#include <stddef.h>
+
+#include "gpuprim.h"
+
+/* Fills buf with n random elements of type t, the awkward values mixed in
+ * (test_expr_inputs.c). */
+void expr_fill_inputs(void *buf, size_t n, gpu_dtype t);
+/* Element i of in, as text (floats in hexadecimal, exact). */
+const char *expr_value_text(gpu_dtype t, const void *in, size_t i, char buf[64]);
+
 /* Every element type. */
 #define EXPR_COMMON_C(X)                     \
   X(x > 3)                                   \
@@ -106,7 +116,12 @@
   X(sqrt(x * x) == fabs(x))                  \
   X(isnan(min(x, 2)) == isnan(x))            \
   X(max(x, 1) + min(x, -1) > 0)              \
-  X(abs(x) == fabs(x))
+  X(abs(x) == fabs(x))                       \
+  X(1 / min(x, -0.0) > 0)                    \
+  X(1 / max(x, 0.0) < 0)                     \
+  X(1 / min(-0.0, x) > 0)                    \
+  X(1 / abs(x) > 0 && 1 / fabs(x) > 0)       \
+  X(1 / -x < 0)
 
 /* Integer element types: Y(formula, reference in C with the helpers of
  * test_expr_eval.c: DIV, MOD, SHL, SHR give the language's meaning). */
@@ -119,6 +134,10 @@
   Y("x / -1 == x", DIV(x, -1) == x)                                 \
   Y("x % -1 == 0", MOD(x, -1) == 0)                                 \
   Y("(x | 1) / (x & 7 - 1) > 3", DIV(x | 1, x & 7 - 1) > 3)         \
+  Y("(x >> 2) % ((x & 3) - 2) == 1", MOD(x >> 2, (x & 3) - 2) == 1) \
+  Y("(x >> 2) / ((x & 3) - 2) > 2", DIV(x >> 2, (x & 3) - 2) > 2)   \
+  Y("x / ((x >> 4 & 1) - 1) < 0", DIV(x, (x >> 4 & 1) - 1) < 0)     \
+  Y("x % ((x >> 4 & 1) - 1) < 0", MOD(x, (x >> 4 & 1) - 1) < 0)     \
   Y("x << 33 > 0", SHL(x, 33) > 0)                                  \
   Y("x << -1 < 0", SHL(x, -1) < 0)                                  \
   Y("x >> 40 > 1", SHR(x, 40) > 1)                                  \
@@ -129,5 +148,27 @@
   Y("0x80000000 >> x & 1", SHR(0x80000000, x) & 1)                  \
   Y("-1 >> 0x100000003 == -1", SHR(-1, 0x100000003) == -1)           \
   Y("x << 0xFFFFFFFFFFFFFFFF", SHL(x, 0xFFFFFFFFFFFFFFFF))
+
+/* More formulas, as strings, for the tests that need no C reference
+ * (acceptance, NVRTC, the emulated CUDA text): S("formula"). */
+#define EXPR_MORE_COMMON(S)                                                    \
+  S("-+-+x") S("!~0 < x") S("min(2, x) + max(x, 1)") S("x > 4.9e-324")         \
+  S("(((x)))") S(" x\t+\n1 ") S("max(max(x, 1), min(2, x))") S("abs(-x) >= 0")  \
+  S("0x0 + 0X7fffFFFF + 00.5e0 + 1E5 < x") S("2.") S("1.e3 < x")               \
+  S("sqrt(x) * x > 1e10 || floor(x / 3.0) == x / 3") S("x * 0.1 + 1 > x / 7.0") \
+  S("isfinite(x) + isnan(x) + isinf(x) == 1 && fabs(x) > 2")                   \
+  S("x < 1e308 * 10") S("x * 0xFFFFFFFF != x * 4294967295")
+#define EXPR_MORE_INT(S)                                                       \
+  S("~~x & 1") S("x >> 1 << 1 == x") S("0xFFFFFFFFFFFFFFFF / x % 3 << 2 >> 1")   \
+  S("x / (x >> 3) + x % (x & 0xF0) > x << (x >> 60)")                          \
+  S("-x / -1 % -7 < abs(x) >> 2")                                              \
+  S("(x * 0x9E3779B97F4A7C15 >> 7 ^ x) % 1000 < 500")                          \
+  S("min(x, -x) / (x % 5 - 2) > max(x * 3, 1 << x)")                           \
+  S("x % 0x80000000 + x / 0xFFFFFFFF > 7")
+#define EXPR_MORE_FLOAT(S)                                                     \
+  S("x != 0.0") S("x * 3.3 + x * x / 7 - sqrt(fabs(x)) > 1")                   \
+  S("floor(x) + ceil(x) * 0x7FFFFFFFFFFFFFFF < 0")                             \
+  S("(x * x - 1) / (x + 1) == x - 1") S("min(x * 1e30, x) + max(x / 1e-30, -x) > 0") \
+  S("x + 16777217 > x + 16777216")
 
 #endif /* GP_TEST_EXPR_FORMULAS_H */

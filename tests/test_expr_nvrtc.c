@@ -21,11 +21,10 @@
 
 #define STR(E) #E,
 #define STR_UB(F, E) F,
-static const char *const common_formulas[] = {EXPR_COMMON_C(STR) "-+-+x", "!~0 < x", "min(2, x) + max(x, 1)",
-                                              "x > 4.9e-324", "x < 1e308 * 10"};
-static const char *const int_formulas[] = {EXPR_INT_C(STR) EXPR_INT_UB(STR_UB) "~~x & 1",
-                                           "0xFFFFFFFFFFFFFFFF / x % 3 << 2 >> 1"};
-static const char *const float_formulas[] = {EXPR_FLOAT_C(STR) "x != 0.0"};
+#define S(F) F,
+static const char *const common_formulas[] = {EXPR_COMMON_C(STR) EXPR_MORE_COMMON(S)};
+static const char *const int_formulas[] = {EXPR_INT_C(STR) EXPR_INT_UB(STR_UB) EXPR_MORE_INT(S)};
+static const char *const float_formulas[] = {EXPR_FLOAT_C(STR) EXPR_MORE_FLOAT(S)};
 #define COUNT(a) (sizeof a / sizeof a[0])
 
 static const char *const ctype[] = {"int", "unsigned int", "long long", "unsigned long long", "float", "double"};
@@ -107,6 +106,10 @@ static void check_list(gpu_dtype t, const char *const *formulas, size_t count) {
     }
     ck_abort_msg("NVRTC refuses the %s program:\n%s", gp_dtype_name(t), log);
   }
+  /* The only warning NVRTC gives is #186 for formulas such as x < 0 on an
+   * unsigned x, which are the user's business; anything else is shown. */
+  if (strstr(log, "warning") && !strstr(log, "warning #186-D"))
+    printf("NVRTC warns, on %s:\n%s\n", gp_dtype_name(t), log);
   ck_assert_msg(strstr(ptx, ".entry k0"), "no kernel in the PTX");
   if (gp_dtype_is_float(t)) ck_assert_msg(!strstr(ptx, "fma."), "the %s PTX holds a fused multiply-add", gp_dtype_name(t));
   free(ptx);

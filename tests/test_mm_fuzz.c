@@ -44,7 +44,8 @@ static void mutate(text *t, size_t cap) {
   for (int m = 0; m < n; m++) {
     size_t at = t->len ? tu_below(t->len) : 0;
     switch (tu_below(6)) {
-      case 0: case 1: /* replace a byte */
+      case 0:
+      case 1: /* replace a byte */
         if (t->len) t->bytes[at] = interesting_byte();
         break;
       case 2: /* insert a byte */
@@ -73,8 +74,7 @@ static void mutate(text *t, size_t cap) {
         }
         break;
       }
-      default: /* truncate */
-        t->len = at;
+      default: /* truncate */ t->len = at;
     }
   }
 }
@@ -97,7 +97,8 @@ static void read_one(const char *path) {
     return;
   }
   ck_assert(memcmp(&A, &before, sizeof A) == 0);
-  if (s == GPU_ERR_PARSE) ck_assert_msg(strncmp(gpu_last_error(), path, strlen(path)) == 0, "%s", gpu_last_error());
+  if (s == GPU_ERR_PARSE)
+    ck_assert_msg(strncmp(gpu_last_error(), path, strlen(path)) == 0, "%s", gpu_last_error());
   outcomes[s == GPU_ERR_PARSE ? 1 : 2]++;
 }
 
@@ -120,8 +121,8 @@ static void fuzz_file(const char *path, int rounds) {
 }
 
 static const char *const small_matrices[] = {
-    "cage5.mtx", "karate.mtx", "LFAT5_hypersparse.mtx", "empty.mtx", "duplicates.mtx",
-    "Erdos971.mtx", "494_bus.mtx", "west0479.mtx", "lp_e226.mtx", "young1c.mtx"};
+    "cage5.mtx",    "karate.mtx",  "LFAT5_hypersparse.mtx", "empty.mtx",   "duplicates.mtx",
+    "Erdos971.mtx", "494_bus.mtx", "west0479.mtx",          "lp_e226.mtx", "young1c.mtx"};
 
 static const char *const hand_written[] = {
     "%%MatrixMarket matrix coordinate real symmetric\n3 3 4\n1 1 1.5\n2 1 -2e-3\n3 2 7\n3 3 .25\n",
@@ -132,7 +133,7 @@ static const char *const hand_written[] = {
 
 START_TEST(mutated_files) {
   ref_tmp_begin();
-  int rounds = tu_quick() ? 40 : 400;
+  int rounds = tu_quick() ? 40 : 2000;
   for (size_t k = 0; k < sizeof hand_written / sizeof hand_written[0]; k++) {
     text seed = {(char *)hand_written[k], strlen(hand_written[k])};
     fuzz_text(&seed, rounds);
@@ -163,7 +164,8 @@ START_TEST(mutated_files) {
     }
     closedir(d);
   }
-  printf("mutated files: %ld read, %ld parse errors, %ld unsupported\n", outcomes[0], outcomes[1], outcomes[2]);
+  printf("mutated files: %ld read, %ld parse errors, %ld unsupported\n", outcomes[0], outcomes[1],
+         outcomes[2]);
   ref_tmp_end();
 }
 END_TEST
@@ -193,7 +195,8 @@ START_TEST(value_at_the_end_of_a_page) {
   gpu_csr A;
   const char *path = ref_tmp_write("page.mtx", buf, PAGE);
   for (int t = 0; t < 2; t++) {
-    ck_assert_msg(gpu_csr_read_mm(path, t ? GPU_F64 : GPU_F32, GPU_I32, &A) == GPU_OK, "%s", gpu_last_error());
+    ck_assert_msg(gpu_csr_read_mm(path, t ? GPU_F64 : GPU_F32, GPU_I32, &A) == GPU_OK, "%s",
+                  gpu_last_error());
     double v = 0;
     if (t) tu_download(&v, A.values, sizeof v);
     if (t) ck_assert(v == 0.12345678901234567890123);

@@ -7,9 +7,11 @@
 #define _POSIX_C_SOURCE 200809L
 #include <float.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "mm_ref.h"
 #include "test_util.h"
@@ -35,7 +37,8 @@ static void check_file(const char *path, gpu_dtype vt, gpu_dtype it) {
   ck_assert_msg(ref_read_mm(path, vt, &want, why, sizeof why), "%s", why);
   gpu_csr A;
   gpu_status s = gpu_csr_read_mm(path, vt, it, &A);
-  ck_assert_msg(s == GPU_OK, "%s (%s, %s): %s", path, type_name(vt), type_name(it), gpu_last_error());
+  ck_assert_msg(s == GPU_OK, "%s (%s, %s): %s", path, type_name(vt), type_name(it),
+                gpu_last_error());
   ck_assert(A.value_type == vt && A.index_type == it);
   ck_assert_msg(gpu_csr_validate(&A) == GPU_OK, "%s", gpu_last_error());
   ref_download(&A, &got);
@@ -75,10 +78,11 @@ static bool read_f64(const char *path, ref_csr *got) {
 /* ------------------------------------------------------ shared matrices */
 
 START_TEST(every_shared_matrix) {
-  static const char *const names[] = {
-      "west0479.mtx", "cage5.mtx",   "494_bus.mtx",  "bcsstk13.mtx", "cryg2500.mtx",
-      "bayer10.mtx",  "arrow.mtx",   "rajat01.mtx",  "pushpull.mtx", "karate.mtx",
-      "Erdos971.mtx", "LFAT5_hypersparse.mtx", "lp_e226.mtx", "empty.mtx", "duplicates.mtx"};
+  static const char *const names[] = {"west0479.mtx", "cage5.mtx",    "494_bus.mtx",
+                                      "bcsstk13.mtx", "cryg2500.mtx", "bayer10.mtx",
+                                      "arrow.mtx",    "rajat01.mtx",  "pushpull.mtx",
+                                      "karate.mtx",   "Erdos971.mtx", "LFAT5_hypersparse.mtx",
+                                      "lp_e226.mtx",  "empty.mtx",    "duplicates.mtx"};
   for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
     const char *p = matrix(names[k]);
     if (!p) continue;
@@ -125,7 +129,8 @@ static void check_pattern_symmetric(const char *name, int64_t n, int64_t stored)
       if (k > got.row_ptr[r]) ck_assert(got.col_idx[k - 1] < c);
       bool mirrored = false; /* (c, r) must be there too */
       for (int64_t m = got.row_ptr[c]; m < got.row_ptr[c + 1]; m++) mirrored |= got.col_idx[m] == r;
-      ck_assert_msg(mirrored, "%s: (%lld,%lld) without its mirror", name, (long long)r, (long long)c);
+      ck_assert_msg(mirrored, "%s: (%lld,%lld) without its mirror", name, (long long)r,
+                    (long long)c);
     }
   ck_assert_int_eq(got.nnz, 2 * stored - diagonal);
   ref_free(&got);
@@ -190,26 +195,36 @@ typedef struct {
 /* Valid files, each compared with the reference in all four type pairs. */
 static const named_text valid_files[] = {
     {"case.mtx", "%%matrixmarket MATRIX Coordinate REAL General\n2 2 2\n1 1 1.5\n2 1 -2\n"},
-    {"crlf.mtx", "%%MatrixMarket matrix coordinate real general\r\n% c\r\n2 3 2\r\n1 3 1.5\r\n2 1 2\r\n"},
-    {"tabs.mtx", "%%MatrixMarket\tmatrix coordinate real general\n\t2\t2\t2 \n\t1\t1\t1.5\t\n 2  2  2.5  \n"},
-    {"blank_and_comments.mtx", "%%MatrixMarket matrix coordinate real general\n\n% a\n  \n2 2 2\n\n1 1 1\n% b\n\n2 2 2\n\n"},
+    {"crlf.mtx",
+     "%%MatrixMarket matrix coordinate real general\r\n% c\r\n2 3 2\r\n1 3 1.5\r\n2 1 2\r\n"},
+    {"tabs.mtx",
+     "%%MatrixMarket\tmatrix coordinate real general\n\t2\t2\t2 \n\t1\t1\t1.5\t\n 2  2  2.5  \n"},
+    {"blank_and_comments.mtx",
+     "%%MatrixMarket matrix coordinate real general\n\n% a\n  \n2 2 2\n\n1 1 1\n% b\n\n2 2 2\n\n"},
     {"no_final_newline.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1\n2 2 2"},
-    {"upper_symmetric.mtx", "%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n1 2 5\n1 3 6\n2 2 7\n"},
-    {"both_halves.mtx", "%%MatrixMarket matrix coordinate real symmetric\n2 2 3\n1 2 1\n2 1 2\n1 1 4\n"},
+    {"upper_symmetric.mtx",
+     "%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n1 2 5\n1 3 6\n2 2 7\n"},
+    {"both_halves.mtx",
+     "%%MatrixMarket matrix coordinate real symmetric\n2 2 3\n1 2 1\n2 1 2\n1 1 4\n"},
     {"skew.mtx", "%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 2\n2 1 3\n1 3 -4.5\n"},
     {"pattern_skew.mtx", "%%MatrixMarket matrix coordinate pattern skew-symmetric\n2 2 1\n2 1\n"},
-    {"integer.mtx", "%%MatrixMarket matrix coordinate integer general\n2 2 3\n1 1 -7\n2 2 +12\n1 2 0\n"},
+    {"integer.mtx",
+     "%%MatrixMarket matrix coordinate integer general\n2 2 3\n1 1 -7\n2 2 +12\n1 2 0\n"},
     {"stored_zero.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 0\n2 2 -0\n"},
     {"zero_by_zero.mtx", "%%MatrixMarket matrix coordinate real general\n0 0 0\n"},
     {"empty_rows.mtx", "%%MatrixMarket matrix coordinate real general\n5 3 2\n4 3 1e3\n2 1 .5\n"},
-    {"unsorted_rows.mtx", "%%MatrixMarket matrix coordinate real general\n1 40 40\n"
+    {"unsorted_rows.mtx",
+     "%%MatrixMarket matrix coordinate real general\n1 40 40\n"
      "1 40 1\n1 39 2\n1 38 3\n1 37 4\n1 36 5\n1 35 6\n1 34 7\n1 33 8\n1 32 9\n1 31 10\n"
      "1 30 11\n1 29 12\n1 28 13\n1 27 14\n1 26 15\n1 25 16\n1 24 17\n1 23 18\n1 22 19\n1 21 20\n"
      "1 20 21\n1 19 22\n1 18 23\n1 17 24\n1 16 25\n1 15 26\n1 14 27\n1 13 28\n1 12 29\n1 11 30\n"
      "1 10 31\n1 9 32\n1 8 33\n1 7 34\n1 6 35\n1 5 36\n1 4 37\n1 3 38\n1 2 39\n1 1 40\n"},
-    {"extremes.mtx", "%%MatrixMarket matrix coordinate real general\n1 6 6\n1 1 3.4028235e38\n"
-     "1 2 -3.402823567e38\n1 3 1e-50\n1 4 1.401298464324817e-45\n1 5 0.1\n1 6 1.0000000596046448\n"},
-    {"long_tokens.mtx", "%%MatrixMarket matrix coordinate real general\n1 2 2\n0000001 000002 "
+    {"extremes.mtx",
+     "%%MatrixMarket matrix coordinate real general\n1 6 6\n1 1 3.4028235e38\n"
+     "1 2 -3.402823567e38\n1 3 1e-50\n1 4 1.401298464324817e-45\n1 5 0.1\n1 6 "
+     "1.0000000596046448\n"},
+    {"long_tokens.mtx",
+     "%%MatrixMarket matrix coordinate real general\n1 2 2\n0000001 000002 "
      "0.000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
      "00000000000000000000000000000000000000000000000000000000000000000000000000012345678901234567"
      "8901234567890123456789e100\n1 1 123456789012345678901234567890123456789\n"},
@@ -218,7 +233,8 @@ static const named_text valid_files[] = {
 START_TEST(hand_written_valid_files) {
   ref_tmp_begin();
   for (size_t k = 0; k < sizeof valid_files / sizeof valid_files[0]; k++) {
-    const char *path = ref_tmp_write(valid_files[k].name, valid_files[k].text, strlen(valid_files[k].text));
+    const char *path =
+        ref_tmp_write(valid_files[k].name, valid_files[k].text, strlen(valid_files[k].text));
     check_all_types(path);
   }
   ref_tmp_end();
@@ -232,8 +248,10 @@ START_TEST(hand_written_values) {
   /* skew: (2,1) = 3 gives (1,2) = -3; (1,3) = -4.5 gives (3,1) = 4.5. */
   read_f64(ref_tmp_write("skew.mtx", valid_files[7].text, strlen(valid_files[7].text)), &got);
   ck_assert_int_eq(got.nnz, 4);
-  ck_assert(got.col_idx[0] == 1 && got.values[0] == -3 && got.col_idx[1] == 2 && got.values[1] == -4.5);
-  ck_assert(got.col_idx[2] == 0 && got.values[2] == 3 && got.col_idx[3] == 0 && got.values[3] == 4.5);
+  ck_assert(got.col_idx[0] == 1 && got.values[0] == -3 && got.col_idx[1] == 2 &&
+            got.values[1] == -4.5);
+  ck_assert(got.col_idx[2] == 0 && got.values[2] == 3 && got.col_idx[3] == 0 &&
+            got.values[3] == 4.5);
   ref_free(&got);
   /* Both halves of a symmetric file stored: (1,2) = 1 + 2 and (2,1) = 2 + 1. */
   read_f64(ref_tmp_write("both.mtx", valid_files[6].text, strlen(valid_files[6].text)), &got);
@@ -247,7 +265,8 @@ START_TEST(hand_written_values) {
   ref_free(&got);
   /* Three duplicates summed in file order, in the value type: in f32,
    * (1e8 + 1) - 1e8 = 0 since 1e8 + 1 rounds back to 1e8; in f64 it is 1. */
-  const char *dup = "%%MatrixMarket matrix coordinate real general\n1 1 3\n1 1 1e8\n1 1 1\n1 1 -1e8\n";
+  const char *dup =
+      "%%MatrixMarket matrix coordinate real general\n1 1 3\n1 1 1e8\n1 1 1\n1 1 -1e8\n";
   const char *path = ref_tmp_write("order.mtx", dup, strlen(dup));
   read_f64(path, &got);
   ck_assert(got.nnz == 1 && got.values[0] == 1.0);
@@ -263,7 +282,8 @@ START_TEST(hand_written_values) {
    * is just above the midpoint between 1 and the next float, so it rounds up,
    * while via double (1.00000005960464478) it would round to even, 1. */
   const char *ext = valid_files[14].text;
-  ck_assert(gpu_csr_read_mm(ref_tmp_write("ext.mtx", ext, strlen(ext)), GPU_F32, GPU_I64, &A) == GPU_OK);
+  ck_assert(gpu_csr_read_mm(ref_tmp_write("ext.mtx", ext, strlen(ext)), GPU_F32, GPU_I64, &A) ==
+            GPU_OK);
   float e[6];
   tu_download(e, A.values, sizeof e);
   ck_assert(e[0] == FLT_MAX && e[1] == -FLT_MAX && e[2] == 0 && e[3] == 0x1p-149f);
@@ -277,19 +297,24 @@ END_TEST
 
 /* Writes a random coordinate file: random shape, symmetry and field,
  * duplicates likely, blank and comment lines sprinkled in. */
-static size_t random_matrix_text(char *buf, size_t cap, int64_t max_dim, int64_t max_entries) {
+static size_t random_matrix_text(char *buf, size_t cap, int64_t max_rows, int64_t max_cols,
+                                 int64_t max_entries) {
   static const char *const fields[] = {"real", "integer", "pattern"};
   static const char *const symmetries[] = {"general", "symmetric", "skew-symmetric"};
   int field = (int)tu_below(3), sym = (int)tu_below(3);
-  int64_t rows = (int64_t)tu_below((uint64_t)max_dim + 1), cols = sym ? rows : (int64_t)tu_below((uint64_t)max_dim + 1);
+  if (max_rows != max_cols) sym = 0; /* a wide matrix is general */
+  int64_t rows = (int64_t)tu_below((uint64_t)max_rows + 1),
+          cols = sym ? rows : (int64_t)tu_below((uint64_t)max_cols + 1);
   if (sym == 2 && rows < 2) rows = cols = 2; /* room for an off-diagonal entry */
   int64_t n = rows && cols ? (int64_t)tu_below((uint64_t)max_entries + 1) : 0;
-  size_t len = (size_t)snprintf(buf, cap, "%%%%MatrixMarket matrix coordinate %s %s\n%lld %lld %lld\n",
-                                fields[field], symmetries[sym], (long long)rows, (long long)cols, (long long)n);
+  size_t len = (size_t)snprintf(
+      buf, cap, "%%%%MatrixMarket matrix coordinate %s %s\n%lld %lld %lld\n", fields[field],
+      symmetries[sym], (long long)rows, (long long)cols, (long long)n);
   for (int64_t k = 0; k < n; k++) {
     int64_t i = (int64_t)tu_below((uint64_t)rows), j = (int64_t)tu_below((uint64_t)cols);
     if (sym == 2 && i == j) j = (i + 1) % cols;
-    if (tu_below(8) == 0) len += (size_t)snprintf(buf + len, cap - len, tu_below(2) ? "%% note\n" : "\n");
+    if (tu_below(8) == 0)
+      len += (size_t)snprintf(buf + len, cap - len, tu_below(2) ? "%% note\n" : "\n");
     len += (size_t)snprintf(buf + len, cap - len, "%lld %lld", (long long)i + 1, (long long)j + 1);
     if (field == 0) {
       double v = (tu_uniform() * 2 - 1) * pow(10, (double)tu_below(20) - 10);
@@ -308,8 +333,12 @@ START_TEST(random_matrices) {
   ref_tmp_begin();
   enum { CAP = 1 << 20 };
   char *buf = tu_xmalloc(CAP);
-  for (int t = 0; t < 60; t++) {
-    size_t len = random_matrix_text(buf, CAP, t < 30 ? 6 : 300, t < 30 ? 30 : 3000);
+  /* Small ones; middling ones; and wide ones, whose long unsorted rows hold
+   * each column several times (the merge sort, and f32 sums in file order). */
+  for (int t = 0; t < 75; t++) {
+    size_t len = t < 30   ? random_matrix_text(buf, CAP, 6, 6, 30)
+                 : t < 60 ? random_matrix_text(buf, CAP, 300, 300, 3000)
+                          : random_matrix_text(buf, CAP, 3, 200, 4000);
     check_all_types(ref_tmp_write("random.mtx", buf, len));
   }
   free(buf);
@@ -370,9 +399,16 @@ END_TEST
  * strings of up to 30 digits with a random point and exponent. */
 static void random_decimal(char *out, size_t cap, bool f32) {
   switch (tu_below(4)) {
-    case 0: snprintf(out, cap, "%.17g", (tu_uniform() - 0.5) * pow(10, (double)tu_below(60) - 30)); break;
-    case 1: snprintf(out, cap, "%.9g", (double)(float)((tu_uniform() - 0.5) * pow(10, (double)tu_below(40) - 20))); break;
-    case 2: snprintf(out, cap, "%.*f", (int)tu_below(8), (double)tu_below(2000000) - 1000000); break;
+    case 0:
+      snprintf(out, cap, "%.17g", (tu_uniform() - 0.5) * pow(10, (double)tu_below(60) - 30));
+      break;
+    case 1:
+      snprintf(out, cap, "%.9g",
+               (double)(float)((tu_uniform() - 0.5) * pow(10, (double)tu_below(40) - 20)));
+      break;
+    case 2:
+      snprintf(out, cap, "%.*f", (int)tu_below(8), (double)tu_below(2000000) - 1000000);
+      break;
     default: {
       size_t len = 0, digits = 1 + tu_below(30), point = tu_below(digits + 1);
       if (tu_below(2)) out[len++] = '-';
@@ -394,7 +430,8 @@ START_TEST(decimal_values_round_correctly) {
   for (int f = 0; f < 2; f++) {
     bool f32 = f == 0;
     double *want = tu_xmalloc(N * sizeof *want);
-    size_t len = (size_t)sprintf(buf, "%%%%MatrixMarket matrix coordinate real general\n%d 1 %d\n", N, N);
+    size_t len =
+        (size_t)sprintf(buf, "%%%%MatrixMarket matrix coordinate real general\n%d 1 %d\n", N, N);
     for (int k = 0; k < N; k++) {
       char tok[64];
       random_decimal(tok, sizeof tok, f32);
@@ -403,17 +440,59 @@ START_TEST(decimal_values_round_correctly) {
     }
     gpu_csr A;
     const char *path = ref_tmp_write("values.mtx", buf, len);
-    ck_assert_msg(gpu_csr_read_mm(path, f32 ? GPU_F32 : GPU_F64, GPU_I32, &A) == GPU_OK, "%s", gpu_last_error());
+    ck_assert_msg(gpu_csr_read_mm(path, f32 ? GPU_F32 : GPU_F64, GPU_I32, &A) == GPU_OK, "%s",
+                  gpu_last_error());
     ref_csr got;
     ref_download(&A, &got);
     for (int k = 0; k < N; k++)
-      ck_assert_msg(memcmp(&got.values[k], &want[k], sizeof(double)) == 0, "line %d: %.17g, want %.17g",
-                    k + 3, got.values[k], want[k]);
+      ck_assert_msg(memcmp(&got.values[k], &want[k], sizeof(double)) == 0,
+                    "line %d: %.17g, want %.17g", k + 3, got.values[k], want[k]);
     ref_free(&got);
     ck_assert(gpu_csr_free(&A) == GPU_OK);
     free(want);
   }
   free(buf);
+  ref_tmp_end();
+}
+END_TEST
+
+/* A pipe cannot be mapped: the reader falls back to reading it in blocks. */
+typedef struct {
+  const char *fifo, *text;
+} pipe_job;
+
+static void *write_pipe(void *arg) {
+  const pipe_job *job = arg;
+  FILE *f = fopen(job->fifo, "w");
+  if (f) {
+    fputs(job->text, f);
+    fclose(f);
+  }
+  return NULL;
+}
+
+START_TEST(reads_from_a_pipe) {
+  ref_tmp_begin();
+  const char *text = valid_files[5].text; /* upper_symmetric.mtx */
+  const char *path = ref_tmp_write("plain.mtx", text, strlen(text));
+  ref_csr want, got;
+  char why[256];
+  ck_assert(ref_read_mm(path, GPU_F64, &want, why, sizeof why));
+  const char *fifo = ref_tmp_write("pipe.mtx", "", 0);
+  remove(fifo);
+  ck_assert(mkfifo(fifo, 0600) == 0);
+  pipe_job job = {fifo, text};
+  pthread_t writer;
+  ck_assert(pthread_create(&writer, NULL, write_pipe, &job) == 0);
+  gpu_csr A;
+  gpu_status s = gpu_csr_read_mm(fifo, GPU_F64, GPU_I64, &A);
+  pthread_join(writer, NULL);
+  ck_assert_msg(s == GPU_OK, "%s", gpu_last_error());
+  ref_download(&A, &got);
+  ck_assert_msg(ref_equal(&got, &want, why, sizeof why), "%s", why);
+  ck_assert(gpu_csr_free(&A) == GPU_OK);
+  ref_free(&want);
+  ref_free(&got);
   ref_tmp_end();
 }
 END_TEST
@@ -433,6 +512,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, random_matrices);
   tcase_add_test(tc, large_file_in_chunks);
   tcase_add_test(tc, decimal_values_round_correctly);
+  tcase_add_test(tc, reads_from_a_pipe);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -29,9 +29,19 @@ static const char *type_name(gpu_dtype t) {
 /* A combination: type x value width x direction. */
 enum { NCOMBOS = NTYPES * 3 * 2 };
 
-typedef enum { K_RANDOM, K_DUPS, K_EQUAL, K_SORTED, K_REVERSED, K_SPECIAL, K_SMALL, NKINDS } kind;
-static const char *const kind_names[] = {"random",   "few values", "all equal", "sorted",
-                                         "reversed", "specials",   "small ints"};
+typedef enum {
+  K_RANDOM,
+  K_DUPS,     /* drawn from 5 values */
+  K_EQUAL,
+  K_SORTED,   /* ascending already */
+  K_REVERSED,
+  K_SPECIAL,  /* NaNs of both signs and several payloads, +-inf, +-0, denormals; int extremes */
+  K_SMALL,    /* tu_fill's TU_SMALL: few digits vary (u32: one pass, an odd count) */
+  K_SPARSE,   /* only bytes 0, 2 (and 5 for 64-bit keys) vary: passes skipped in between */
+  NKINDS
+} kind;
+static const char *const kind_names[] = {"random",   "few values", "all equal",  "sorted",
+                                         "reversed", "specials",   "small ints", "sparse digits"};
 
 /* ------------------------------------------------------------ reference */
 
@@ -157,6 +167,11 @@ static void make_keys(void *keys, size_t n, gpu_dtype t, kind k) {
       for (size_t i = 0; i < n; i++) set_bits(keys, i, t, special_bits(t));
       break;
     case K_SMALL: tu_fill(keys, n, t, TU_SMALL); break;
+    case K_SPARSE: {
+      const uint64_t vary = 0x0000FF0000FF00FFull, fixed = 0x3C12005600003400ull;
+      for (size_t i = 0; i < n; i++) set_bits(keys, i, t, (random_bits(t) & vary) | fixed);
+      break;
+    }
     case NKINDS: break;
   }
   if (k == K_SORTED || k == K_REVERSED) {
@@ -378,9 +393,12 @@ START_TEST(bad_arguments) {
   expect_bad(gpu_sort_pairs(k, k, n, GPU_U32, 4, 0), INV, P, "values are the keys");
   expect_bad(gpu_sort_pairs(k, k + 8 * (n / 2), n, GPU_U64, 8, 0), INV, P, "values inside keys");
   expect_bad(gpu_sort_pairs(k + 8 * (n / 2), k, n, GPU_U64, 8, 0), INV, P, "keys inside values");
-  expect_bad(gpu_sort_pairs(k + 4 * (n - 1), k, n, GPU_I32, 4, 0), INV, P, "last value is first key");
-  expect_bad(gpu_sort_pairs(k, k + 4 * (n - 1), n, GPU_I32, 4, 0), INV, P, "last key is first value");
-  expect_bad(gpu_sort_pairs(k, k + 4 * (n - 2), n, GPU_I32, 8, 0), INV, P, "8-byte values over keys");
+  expect_bad(gpu_sort_pairs(k + 4 * (n - 1), k, n, GPU_I32, 4, 0), INV, P,
+             "last value is first key");
+  expect_bad(gpu_sort_pairs(k, k + 4 * (n - 1), n, GPU_I32, 4, 0), INV, P,
+             "last key is first value");
+  expect_bad(gpu_sort_pairs(k, k + 4 * (n - 2), n, GPU_I32, 8, 0), INV, P,
+             "8-byte values over the last keys");
 
   /* Touching but disjoint is fine: keys [0, 4n), values [4n, 8n) of one allocation. */
   ck_assert_int_eq(gpu_sort_pairs(k, k + 4 * n, n, GPU_U32, 4, GPU_DESCENDING), GPU_OK);

@@ -4,13 +4,14 @@
 # compute-sanitizer on quick sizes, the tuning sweep and the benchmarks; a
 # short table last. Logs and JSON go to $OUT.
 #
-#   tools/gpu-run.sh [test] [sanitize] [tune] [bench]    (default: all four)
+#   tools/gpu-run.sh [test] [sanitize] [tune] [profile] [bench] [demo]
+#                                 (default: test sanitize tune bench demo)
 #
 # Needs .gpu-deps (../shared/gpu/fetch-deps) carried along; see README.md.
 set -uo pipefail
 OUT=${OUT:-/tmp/gpuprim-out}
 mkdir -p "$OUT"
-stages=${*:-test sanitize tune bench}
+stages=${*:-test sanitize tune bench demo}
 only=${GPUPRIM_TESTS_REGEX:-.}   # which suites (a regex on their names)
 root=$(pwd)
 summary=$OUT/summary.txt
@@ -71,7 +72,7 @@ if [[ " $stages " == *" sanitize "* ]]; then
     t0=$(date +%s)
     extra=""
     [ $tool = memcheck ] && extra="--leak-check full"
-    for t in $cuda_suites; do
+    for t in $(echo "$cuda_suites" | grep -E "${GPUPRIM_SANITIZE_REGEX:-.}"); do
       GPUPRIM_TEST_QUICK=1 timeout 300 compute-sanitizer --tool $tool $extra --error-exitcode 99 "$t" \
         >"$OUT/sanitize-$tool-$(basename "$t").log" 2>&1
       rc=$?
@@ -101,6 +102,12 @@ if [[ " $stages " == *" bench "* ]]; then
     note "$name: rc=$?"
     sed -n '/^summary/,$p' "$OUT/$name.txt" | tee -a "$summary"
   done
+fi
+
+if [[ " $stages " == *" demo "* ]]; then
+  timeout 300 "$build/examples/gpuprim" demo >"$OUT/demo.txt" 2>"$OUT/demo.err"
+  note "gpuprim demo: rc=$?"
+  tee -a "$summary" < "$OUT/demo.txt"
 fi
 
 echo
