@@ -192,8 +192,10 @@ __device__ inline T block_fold(const T (&x)[Shape::rows][Shape::vec], T *s_warp_
  * ends. Full tiles of a 16-byte-aligned input come by bulk copy; the partial
  * tile and unaligned inputs are read directly (twice).
  */
+/* (The 1 in the launch bounds: without it ptxas held the 8-byte ADD
+ * instances to 64 registers and spilled ~280 bytes a thread.) */
 template <typename T, typename Op, typename Shape, bool REVERSE>
-__global__ void __launch_bounds__(Shape::threads)
+__global__ void __launch_bounds__(Shape::threads, 1)
     scan_pipelined(const T *in, T *out, uint64_t n, bool exclusive, bool vector_ok, lookback_args lb) {
   constexpr int STAGES = 3;
   constexpr uint32_t TILE_BYTES = Shape::tile_items * sizeof(T);
@@ -271,7 +273,7 @@ __global__ void __launch_bounds__(Shape::threads)
 /* Reduce: the same tiles and look-back; only the last tile needs its prefix,
  * and it writes prefix op aggregate to *result. */
 template <typename T, typename Op, typename Shape>
-__global__ void __launch_bounds__(Shape::threads)
+__global__ void __launch_bounds__(Shape::threads, 1)
     reduce_single_pass(const T *in, uint64_t n, bool vector_ok, lookback_args lb, T *result) {
   constexpr int ROWS = Shape::rows, VEC = Shape::vec, NW = Shape::warps;
   __shared__ uint32_t s_tile;
