@@ -1,4 +1,6 @@
 /* gpu_alloc/free/upload/download for both backends, and array argument checks. */
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,7 +24,8 @@ gpu_status gpu_alloc(void **p, size_t bytes) {
   if (bytes == 0) return GPU_OK;
   if (b == GPU_BACKEND_HOST) {
     void *q = NULL;
-    if (posix_memalign(&q, HOST_ALIGNMENT, bytes) != 0)
+    /* No object can exceed PTRDIFF_MAX; do not even ask for more. */
+    if (bytes > PTRDIFF_MAX || posix_memalign(&q, HOST_ALIGNMENT, bytes) != 0)
       return gp_fail(GPU_ERR_OUT_OF_MEMORY, "%s: %zu bytes of host memory", fn, bytes);
     *p = q;
     return GPU_OK;

@@ -227,13 +227,5 @@ static Suite *suite(void) {
 }
 
 int main(void) {
-#ifdef TU_CUDA
-  tu_require_cuda("test_mm_fuzz_cuda");
-  tu_init("test_mm_fuzz_cuda");
-  return tu_run(suite(), true);
-#else
-  gpu_set_backend(GPU_BACKEND_HOST);
-  tu_init("test_mm_fuzz_host");
-  return tu_run(suite(), false);
-#endif
+  return tu_main(TU_THIS_BACKEND_IS_CUDA ? "test_mm_fuzz_cuda" : "test_mm_fuzz_host", TU_THIS_BACKEND_IS_CUDA, suite);
 }

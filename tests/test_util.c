@@ -52,6 +52,13 @@ int tu_run(Suite *s, bool nofork) {
   return failed == 0 ? 0 : 1;
 }
 
+int tu_main(const char *name, bool cuda, Suite *(*make)(void)) {
+  if (cuda) tu_require_cuda(name);
+  else gpu_set_backend(GPU_BACKEND_HOST);
+  tu_init(name);
+  return tu_run(make(), cuda);
+}
+
 TCase *tu_tcase(const char *name) {
   TCase *tc = tcase_create(name);
   tcase_set_timeout(tc, 3600);

@@ -24,6 +24,16 @@ bool tu_quick(void);
 /* Runs a suite; CUDA suites must not fork after CUDA starts (nofork = true).
  * Returns the process exit code. */
 int tu_run(Suite *s, bool nofork);
+
+/* The whole main() of a suite built twice, for the host backend and (with
+ * TU_CUDA=1) for the CUDA backend: picks the backend or skips, prints the
+ * seed, runs `make()` without forking on CUDA. */
+#if defined(TU_CUDA) && TU_CUDA
+#  define TU_THIS_BACKEND_IS_CUDA true
+#else
+#  define TU_THIS_BACKEND_IS_CUDA false
+#endif
+int tu_main(const char *name, bool cuda, Suite *(*make)(void));
 /* A test case without Check's 4-second limit. */
 TCase *tu_tcase(const char *name);
 
