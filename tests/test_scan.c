@@ -26,8 +26,8 @@ enum { GUARD = 4096 }; /* elements after n that no call may touch */
 static bool is_float(gpu_dtype t) { return t == GPU_F32 || t == GPU_F64; }
 static bool op_exists(gpu_dtype t, gpu_op op) { return !(is_float(t) && op >= GPU_AND); }
 
-/* Input contents that make each (type, op) meaningful: products of values
- * near one, sums of the full range (wrapping for integers), NaN and infinities
+/* Input contents that make each (type, op) meaningful: exact products
+ * (+-1 with rare 2 and 1/2 for floats; 1, 3, -1, 5 for integers), sums of the full range (wrapping for integers), NaN and infinities
  * for float MIN/MAX now and then. */
 static tu_kind kind_for(gpu_dtype t, gpu_op op, size_t trial) {
   if (op == GPU_MUL) return TU_NEAR_ONE;

@@ -1,5 +1,7 @@
 /*
- * The fast path: single-pass scan and reduce, one tile per block.
+ * The single-pass kernels: scan (scan_pipelined, the library's; and
+ * scan_single_pass, one tile per block, kept as bench/scan_tune's point of
+ * comparison) and reduce (reduce_single_pass).
  *
  * Per tile:
  *   1. take the next tile index from the counter (launch order)
@@ -142,7 +144,8 @@ template <typename Shape, bool REVERSE> struct tile_place {
   }
 };
 
-/* One tile per block. */
+/* One tile per block: simpler, and 0.74 of a copy where scan_pipelined
+ * reaches 0.83 (bench/NOTES.md); bench/scan_tune measures both. */
 template <typename T, typename Op, typename Shape, bool REVERSE>
 __global__ void __launch_bounds__(Shape::threads)
     scan_single_pass(const T *in, T *out, uint64_t n, bool exclusive, bool vector_ok, lookback_args lb) {
