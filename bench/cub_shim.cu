@@ -3,7 +3,12 @@
 #include <cstdlib>
 #include <vector>
 
+#include <climits>
+#include <cstring>
+
+#include <cub/device/device_partition.cuh>
 #include <cub/device/device_scan.cuh>
+#include <cub/device/device_select.cuh>
 #include <cuda/functional>
 
 #include "cub_shim.h"
@@ -80,6 +85,121 @@ template <typename T> int scan_type(const void *in, void *out, size_t n, gpu_op 
 std::vector<void *> buffers;
 std::vector<size_t> buffer_bytes;
 
+// ---- stream compaction
+
+template <typename T> struct less_than {
+  T threshold;
+  __host__ __device__ bool operator()(const T &x) const { return x < threshold; }
+};
+
+template <typename T> less_than<T> less_than_from(const void *threshold) {
+  less_than<T> op;
+  std::memcpy(&op.threshold, threshold, sizeof(T));  // the caller's pointer need not be aligned
+  return op;
+}
+
+// CUB writes the kept count on the device; it comes back through pinned memory.
+int64_t *d_count = nullptr, *h_count = nullptr;
+
+int64_t *count_on_device() {
+  if (!d_count) {
+    BENCH_CUDA(cudaMalloc(&d_count, sizeof *d_count));
+    BENCH_CUDA(cudaMallocHost(&h_count, sizeof *h_count));
+  }
+  return d_count;
+}
+
+int64_t download_count() {
+  BENCH_CUDA(cudaMemcpyAsync(h_count, d_count, sizeof *h_count, cudaMemcpyDeviceToHost, 0));
+  BENCH_CUDA(cudaStreamSynchronize(0));
+  return *h_count;
+}
+
+void require_int_size(size_t n, const char *fn) {
+  if (n > size_t(INT_MAX)) {
+    std::fprintf(stderr, "%s: n = %zu is above what the shim passes to CUB (2^31 - 1)\n", fn, n);
+    std::exit(2);
+  }
+}
+
+// A grid-stride grid for `work` items: enough blocks to fill the GPU, no more.
+unsigned blocks_for(size_t work) { return unsigned(std::min<size_t>((work + 255) / 256, 8192) + (work == 0)); }
+
+template <typename T> void select_if_lt(const void *in, void *out, size_t n, const void *threshold) {
+  const T *i = static_cast<const T *>(in);
+  T *o = static_cast<T *>(out);
+  const less_than<T> op = less_than_from<T>(threshold);
+  size_t bytes = 0;
+  BENCH_CUDA(cub::DeviceSelect::If(nullptr, bytes, i, o, count_on_device(), int(n), op));
+  ensure_temp(bytes);
+  BENCH_CUDA(cub::DeviceSelect::If(temp, bytes, i, o, count_on_device(), int(n), op));
+}
+
+// Flagged only moves elements: their size is all that matters.
+template <typename W> void select_flagged(const void *in, const uint8_t *flags, void *out, size_t n) {
+  const W *i = static_cast<const W *>(in);
+  W *o = static_cast<W *>(out);
+  size_t bytes = 0;
+  BENCH_CUDA(cub::DeviceSelect::Flagged(nullptr, bytes, i, flags, o, count_on_device(), int(n)));
+  ensure_temp(bytes);
+  BENCH_CUDA(cub::DeviceSelect::Flagged(temp, bytes, i, flags, o, count_on_device(), int(n)));
+}
+
+// Reverses out[kept, n) in place, kept read on the device (no round trip):
+// thread i swaps the i-th element from each end of that range.
+template <typename T> __global__ void reverse_rejected_kernel(T *out, size_t n, const int64_t *kept) {
+  const size_t k = size_t(*kept), half = (n - k) / 2;
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < half; i += size_t(gridDim.x) * blockDim.x) {
+    const T a = out[k + i], b = out[n - 1 - i];
+    out[k + i] = b;
+    out[n - 1 - i] = a;
+  }
+}
+
+template <typename T>
+void partition_if_lt(const void *in, void *out, size_t n, const void *threshold, int reverse_rejected) {
+  const T *i = static_cast<const T *>(in);
+  T *o = static_cast<T *>(out);
+  const less_than<T> op = less_than_from<T>(threshold);
+  size_t bytes = 0;
+  BENCH_CUDA(cub::DevicePartition::If(nullptr, bytes, i, o, count_on_device(), int(n), op));
+  ensure_temp(bytes);
+  BENCH_CUDA(cub::DevicePartition::If(temp, bytes, i, o, count_on_device(), int(n), op));
+  if (reverse_rejected) {
+    reverse_rejected_kernel<T><<<blocks_for(n / 2), 256>>>(o, n, d_count);
+    BENCH_CUDA(cudaGetLastError());
+  }
+}
+
+__global__ void fill_flags_kernel(uint8_t *flags, size_t n, int keep_per_mille, uint64_t seed) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+    const uint64_t r = mix(seed + i * 0x9e3779b97f4a7c15ull);
+    flags[i] = int(r % 1000) < keep_per_mille ? uint8_t(1 + (r >> 32) % 255) : uint8_t(0);
+  }
+}
+
+// Each thread stops at its first difference; the smallest index wins.
+template <typename W>
+__global__ void first_difference_kernel(const W *a, const W *b, size_t n, unsigned long long *first) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+    if (a[i] != b[i]) {
+      atomicMin(first, (unsigned long long)i);
+      return;
+    }
+}
+
+template <typename W> int64_t first_difference(const void *a, const void *b, size_t n) {
+  static unsigned long long *d_first = nullptr;
+  if (!d_first) BENCH_CUDA(cudaMalloc(&d_first, sizeof *d_first));
+  unsigned long long first = ULLONG_MAX;
+  BENCH_CUDA(cudaMemcpy(d_first, &first, sizeof first, cudaMemcpyHostToDevice));
+  first_difference_kernel<W>
+      <<<blocks_for(n), 256>>>(static_cast<const W *>(a), static_cast<const W *>(b), n, d_first);
+  BENCH_CUDA(cudaGetLastError());
+  BENCH_CUDA(cudaMemcpy(&first, d_first, sizeof first, cudaMemcpyDeviceToHost));
+  return first == ULLONG_MAX ? -1 : int64_t(first);
+}
+
 }  // namespace
 
 extern "C" void bench_fill_random(void *p, size_t n, gpu_dtype t, uint64_t seed) {
@@ -103,6 +223,66 @@ extern "C" int cub_scan(const void *in, void *out, size_t n, gpu_dtype t, gpu_op
     case GPU_F64: return scan_type<double>(in, out, n, op, exclusive);
   }
   return 1;
+}
+
+extern "C" int64_t cub_select_if_lt(const void *in, void *out, size_t n, gpu_dtype t, const void *threshold) {
+  require_int_size(n, "cub_select_if_lt");
+  switch (t) {
+    case GPU_I32: select_if_lt<int32_t>(in, out, n, threshold); break;
+    case GPU_U32: select_if_lt<uint32_t>(in, out, n, threshold); break;
+    case GPU_I64: select_if_lt<int64_t>(in, out, n, threshold); break;
+    case GPU_U64: select_if_lt<uint64_t>(in, out, n, threshold); break;
+    case GPU_F32: select_if_lt<float>(in, out, n, threshold); break;
+    case GPU_F64: select_if_lt<double>(in, out, n, threshold); break;
+  }
+  return download_count();
+}
+
+extern "C" int64_t cub_select_flagged(const void *in, const uint8_t *flags, void *out, size_t n, gpu_dtype t) {
+  require_int_size(n, "cub_select_flagged");
+  switch (gpu_dtype_size(t)) {
+    case 4: select_flagged<uint32_t>(in, flags, out, n); return download_count();
+    case 8: select_flagged<uint64_t>(in, flags, out, n); return download_count();
+  }
+  std::fprintf(stderr, "cub_select_flagged: unknown element type %d\n", int(t));
+  std::exit(2);
+}
+
+extern "C" int64_t cub_partition_if_lt(const void *in, void *out, size_t n, gpu_dtype t, const void *threshold,
+                                       int reverse_rejected) {
+  require_int_size(n, "cub_partition_if_lt");
+  switch (t) {
+    case GPU_I32: partition_if_lt<int32_t>(in, out, n, threshold, reverse_rejected); break;
+    case GPU_U32: partition_if_lt<uint32_t>(in, out, n, threshold, reverse_rejected); break;
+    case GPU_I64: partition_if_lt<int64_t>(in, out, n, threshold, reverse_rejected); break;
+    case GPU_U64: partition_if_lt<uint64_t>(in, out, n, threshold, reverse_rejected); break;
+    case GPU_F32: partition_if_lt<float>(in, out, n, threshold, reverse_rejected); break;
+    case GPU_F64: partition_if_lt<double>(in, out, n, threshold, reverse_rejected); break;
+  }
+  return download_count();
+}
+
+extern "C" void bench_fill_flags(uint8_t *flags, size_t n, int keep_per_mille, uint64_t seed) {
+  fill_flags_kernel<<<1024, 256>>>(flags, n, keep_per_mille, seed);
+  BENCH_CUDA(cudaGetLastError());
+}
+
+// Waits, so that whatever stream gpuprim runs on sees the poison (and all
+// earlier work on this one) before its call.
+extern "C" void bench_poison(void *p, size_t bytes) {
+  BENCH_CUDA(cudaMemsetAsync(p, 0xff, bytes, 0));
+  BENCH_CUDA(cudaDeviceSynchronize());
+}
+
+extern "C" int64_t bench_first_difference(const void *a, const void *b, size_t n, size_t elem_bytes) {
+  if (n == 0) return -1;
+  switch (elem_bytes) {
+    case 1: return first_difference<uint8_t>(a, b, n);
+    case 4: return first_difference<uint32_t>(a, b, n);
+    case 8: return first_difference<uint64_t>(a, b, n);
+  }
+  std::fprintf(stderr, "bench_first_difference: element size %zu is not 1, 4 or 8\n", elem_bytes);
+  std::exit(2);
 }
 
 extern "C" void bench_medians_us(int k, const bench_fn *fns, void *const *args, int warmup, int reps,

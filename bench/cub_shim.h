@@ -32,6 +32,36 @@ int cub_scan(const void *in, void *out, size_t n, gpu_dtype t, gpu_op op, int ex
 typedef void (*bench_fn)(void *arg);
 void bench_medians_us(int k, const bench_fn *fns, void *const *args, int warmup, int reps, double *median_us);
 
+/* Stream compaction. Each call waits for its kept count and returns it (the
+ * count travels to the host, as gpu_compact's does, so both sides deliver the
+ * same thing); CUB's temporary storage is kept between calls, as above. n must
+ * be below 2^31 (the benchmarks go to 2^30).
+ *   cub_select_if_lt     cub::DeviceSelect::If, predicate x < *threshold
+ *                        (threshold: host pointer to one element of type t)
+ *   cub_select_flagged   cub::DeviceSelect::Flagged, flags[i] != 0 (device)
+ *   cub_partition_if_lt  cub::DevicePartition::If, x < *threshold: the kept
+ *                        ones first in order, then the rejected ones in
+ *                        REVERSE order; with reverse_rejected != 0 a second
+ *                        kernel reverses that part in place, which gives
+ *                        gpu_partition's order (both sides in order). */
+int64_t cub_select_if_lt(const void *in, void *out, size_t n, gpu_dtype t, const void *threshold);
+int64_t cub_select_flagged(const void *in, const uint8_t *flags, void *out, size_t n, gpu_dtype t);
+int64_t cub_partition_if_lt(const void *in, void *out, size_t n, gpu_dtype t, const void *threshold,
+                            int reverse_rejected);
+
+/* flags[i] = 0, or with probability keep_per_mille / 1000 a random nonzero
+ * byte (1..255, so "!= 0" is what is tested, not "== 1"). Seeded. */
+void bench_fill_flags(uint8_t *flags, size_t n, int keep_per_mille, uint64_t seed);
+
+/* Sets every byte of p to 0xff (-1 for integers, NaN for floats: values the
+ * benchmarks' data never holds), so output left unwritten cannot pass a
+ * check. Waits for the device. */
+void bench_poison(void *p, size_t bytes);
+
+/* Compares n elements of elem_bytes (1, 4 or 8) bit for bit on the device;
+ * returns the index of the first that differs, or -1 if all agree. Waits. */
+int64_t bench_first_difference(const void *a, const void *b, size_t n, size_t elem_bytes);
+
 /* Device memory the benchmarks reuse: grows, never shrinks. */
 void *bench_buffer(int slot, size_t bytes);
 void bench_copy(void *dst, const void *src, size_t bytes);

@@ -125,3 +125,12 @@ gpu_status gp_check_same_or_disjoint(const char *fn, const char *a_name, const v
                    "%s: %s and %s overlap without being the same array", fn, a_name, b_name);
   return GPU_OK;
 }
+
+gpu_status gp_check_disjoint(const char *fn, const char *a_name, const void *a, size_t a_bytes,
+                             const char *b_name, const void *b, size_t b_bytes) {
+  uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+  if (a_bytes == 0 || b_bytes == 0) return GPU_OK;
+  bool overlap = x <= y ? y - x < a_bytes : x - y < b_bytes;
+  if (overlap) return gp_fail(GPU_ERR_INVALID_ARGUMENT, "%s: %s and %s overlap", fn, a_name, b_name);
+  return GPU_OK;
+}

@@ -106,6 +106,131 @@ static void row(const char *primitive, const char *variant, size_t n, double sec
     (seconds) = now() - t0_;         \
   } while (0)
 
+/* Stream compaction cases: a predicate kind ('c' gpu_pred_cmp, 'r'
+ * gpu_pred_range, 'f' gpu_pred_flags, 'e' gpu_pred_expr) and its values. */
+typedef struct {
+  const char *name;
+  gpu_dtype type;
+  char kind;
+  gpu_cmp cmp;
+  double a, b; /* cmp: the value; range: lo, hi */
+  const char *expression;
+  int partition;
+} compact_case;
+
+/* v as one element of type t (the cases' values fit the types they go with). */
+static void element_from(gpu_dtype t, double v, unsigned char *out) {
+  union {
+    int32_t i32;
+    uint32_t u32;
+    int64_t i64;
+    uint64_t u64;
+    float f32;
+    double f64;
+  } e = {0};
+  switch (t) {
+    case GPU_I32: e.i32 = (int32_t)v; break;
+    case GPU_U32: e.u32 = (uint32_t)v; break;
+    case GPU_I64: e.i64 = (int64_t)v; break;
+    case GPU_U64: e.u64 = (uint64_t)v; break;
+    case GPU_F32: e.f32 = (float)v; break;
+    case GPU_F64: e.f64 = v; break;
+  }
+  memcpy(out, &e, gpu_dtype_size(t));
+}
+
+/* The case's predicate for the current backend (flags: that backend's copy). */
+static gpu_pred make_pred(const compact_case *cc, const uint8_t *flags) {
+  unsigned char a[8], b[8];
+  element_from(cc->type, cc->a, a);
+  element_from(cc->type, cc->b, b);
+  switch (cc->kind) {
+    case 'c': return gpu_pred_cmp(cc->type, cc->cmp, a);
+    case 'r': return gpu_pred_range(cc->type, a, b);
+    case 'f': return gpu_pred_flags(cc->type, flags);
+    default: return gpu_pred_expr(cc->type, cc->expression);
+  }
+}
+
+static int64_t compact_or_partition(const compact_case *cc, const void *in, size_t n, gpu_pred pred, void *out) {
+  int64_t k = cc->partition ? gpu_partition(in, n, pred, out) : gpu_compact(in, n, pred, out);
+  if (k < 0) die(cc->partition ? "gpu_partition" : "gpu_compact", (gpu_status)-k);
+  return k;
+}
+
+/* Compaction and partition: timed on the demo's backend (after a warm-up
+ * call, which also compiles a formula on CUDA), then checked element by
+ * element against the host backend. Float data holds a NaN every 1024
+ * elements, which fails every comparison. Returns the number of failures. */
+static int demo_compaction(size_t n, gpu_backend backend, void *h_in, void *h_out, void *h_ref, void *d_in,
+                           void *d_out) {
+  const compact_case cases[] = {
+      {"x < 0", GPU_I32, 'c', GPU_LT, 0, 0, NULL, 0},
+      {"-0.5 <= x < 0.5", GPU_F32, 'r', GPU_LT, -0.5, 0.5, NULL, 0},
+      {"x >= 0.9", GPU_F64, 'c', GPU_GE, 0.9, 0, NULL, 0},
+      {"flags (1 in 3)", GPU_U64, 'f', GPU_LT, 0, 0, NULL, 0},
+      {"x > 0.5 && !isnan(x)", GPU_F32, 'e', GPU_LT, 0, 0, "x > 0.5 && !isnan(x)", 0},
+      {"(x&7)==3 || x<-400000", GPU_I64, 'e', GPU_LT, 0, 0, "(x & 7) == 3 || x < -400000", 0},
+      {"x < 0", GPU_I32, 'c', GPU_LT, 0, 0, NULL, 1},
+      {"fabs(x) < 0.1", GPU_F64, 'e', GPU_LT, 0, 0, "fabs(x) < 0.1", 1},
+  };
+  uint8_t *h_flags = malloc(n), *d_flags = NULL;
+  if (!h_flags) {
+    fprintf(stderr, "gpuprim: out of host memory for n = %zu\n", n);
+    exit(1);
+  }
+  for (size_t i = 0; i < n; i++) {
+    uint64_t r = next_random();
+    h_flags[i] = r % 3 == 0 ? (uint8_t)(1 + (r >> 8) % 255) : 0; /* any nonzero byte keeps */
+  }
+  CHECK(gpu_alloc((void **)&d_flags, n));
+  CHECK(gpu_upload(d_flags, h_flags, n));
+
+  int failures = 0;
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    const compact_case *cc = &cases[c];
+    const char *primitive = cc->partition ? "partition" : "compact";
+    const size_t w = gpu_dtype_size(cc->type);
+    char name[64];
+    snprintf(name, sizeof name, "%s %s", type_name(cc->type), cc->name);
+    fprintf(stderr, "... %s %s\n", primitive, name);
+    fill(h_in, n, cc->type);
+    if (cc->type == GPU_F32)
+      for (size_t i = 0; i < n; i += 1024) ((float *)h_in)[i] = NAN;
+    if (cc->type == GPU_F64)
+      for (size_t i = 0; i < n; i += 1024) ((double *)h_in)[i] = NAN;
+    CHECK(gpu_upload(d_in, h_in, n * w));
+
+    const gpu_pred pred = make_pred(cc, d_flags);
+    compact_or_partition(cc, d_in, n, pred, d_out);
+    CHECK(gpu_synchronize());
+    double t0 = now();
+    const int64_t k = compact_or_partition(cc, d_in, n, pred, d_out);
+    const double seconds = now() - t0;
+    const size_t written = cc->partition ? n : (size_t)k;
+    CHECK(gpu_download(h_out, d_out, written * w));
+
+    CHECK(gpu_set_backend(GPU_BACKEND_HOST));
+    const int64_t k_ref = compact_or_partition(cc, h_in, n, make_pred(cc, h_flags), h_ref);
+    CHECK(gpu_set_backend(backend));
+    size_t bad = k == k_ref ? mismatches(h_out, h_ref, written, cc->type, GPU_MAX) : 1;
+    char check[96];
+    if (k != k_ref)
+      snprintf(check, sizeof check, "FAILED: kept %lld, host %lld", (long long)k, (long long)k_ref);
+    else if (bad)
+      snprintf(check, sizeof check, "FAILED: %zu differ", bad);
+    else
+      snprintf(check, sizeof check, "ok (kept %.1f%%)", 100.0 * (double)k / (double)n);
+    failures += bad != 0;
+    /* Bytes: all of the input (and the flags) read, the output written. */
+    const double bytes = (double)(n * w) + (cc->kind == 'f' ? (double)n : 0.0) + (double)(written * w);
+    row(primitive, name, n, seconds, bytes, check);
+  }
+  CHECK(gpu_free(d_flags));
+  free(h_flags);
+  return failures;
+}
+
 static int demo(size_t n, gpu_backend backend) {
   CHECK(gpu_set_backend(backend));
   const gpu_backend b = gpu_get_backend();
@@ -172,6 +297,8 @@ static int demo(size_t n, gpu_backend backend) {
     failures += bad != 0;
     row("reduce", rc->name, n, seconds, (double)(n * w), bad ? "FAILED" : "ok");
   }
+
+  failures += demo_compaction(n, backend, h_in, h_out, h_ref, d_in, d_out);
 
   CHECK(gpu_free(d_in));
   CHECK(gpu_free(d_out));

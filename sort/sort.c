@@ -6,16 +6,6 @@
 #  include "sort_cuda.h"
 #endif
 
-/* Keys and values are both written, with different element sizes, so unlike
- * gp_check_same_or_disjoint the same array counts as an overlap too. */
-static gpu_status check_disjoint(const char *fn, const void *keys, size_t key_bytes,
-                                 const void *values, size_t value_bytes) {
-  uintptr_t k = (uintptr_t)keys, v = (uintptr_t)values;
-  bool overlap = k <= v ? v - k < key_bytes : k - v < value_bytes;
-  if (overlap) return gp_fail(GPU_ERR_INVALID_ARGUMENT, "%s: keys and values overlap", fn);
-  return GPU_OK;
-}
-
 /* The checks both entry points share; *b receives the backend. */
 static gpu_status check_keys(const char *fn, const void *keys, size_t n, gpu_dtype t,
                              unsigned flags, gpu_backend *b) {
@@ -55,7 +45,7 @@ gpu_status gpu_sort_pairs(void *keys, void *values, size_t n, gpu_dtype key_t, s
   gpu_status s = check_keys(fn, keys, n, key_t, flags, &b);
   if (s == GPU_OK) s = gp_check_array(fn, "values", values, n, value_bytes, b);
   if (s != GPU_OK || n == 0) return s;
-  s = check_disjoint(fn, keys, n * gpu_dtype_size(key_t), values, n * value_bytes);
+  s = gp_check_disjoint(fn, "keys", keys, n * gpu_dtype_size(key_t), "values", values, n * value_bytes);
   if (s != GPU_OK) return s;
   return sort(b, keys, values, n, key_t, value_bytes, flags);
 }

@@ -26,3 +26,22 @@ if(GPUPRIM_CUDA)
   gpuprim_add_test(test_expr_nvrtc SOURCES test_expr_nvrtc.c LABELS host)
   target_link_libraries(test_expr_nvrtc PRIVATE CUDA::nvrtc)
 endif()
+
+# gpu_compact and gpu_partition with every predicate, on the host backend and
+# (built again with TU_CUDA=1) on the CUDA backend. The reference formulas are
+# compiled as C: integer arithmetic wraps and floats are never contracted into
+# FMA, as in the library.
+gpuprim_add_test(test_compact_host SOURCES test_compact.c LABELS host)
+set_source_files_properties(test_compact.c PROPERTIES COMPILE_OPTIONS "-fwrapv;-ffp-contract=off")
+target_link_libraries(test_compact_host PRIVATE OpenMP::OpenMP_C)
+if(GPUPRIM_CUDA)
+  gpuprim_add_test(test_compact_cuda SOURCES test_compact.c test_compact_cuda.c LABELS cuda)
+  target_compile_definitions(test_compact_cuda PRIVATE TU_CUDA=1)
+  target_link_libraries(test_compact_cuda PRIVATE OpenMP::OpenMP_C CUDA::cudart)
+endif()
+
+if(GPUPRIM_CUDA)
+  # The compaction kernel with a formula in it, compiled by NVRTC from the
+  # headers embedded in the library (no GPU needed).
+  gpuprim_add_test(test_compact_nvrtc SOURCES test_compact_nvrtc.c LABELS host)
+endif()

@@ -12,13 +12,6 @@ static void expect_pending(gpu_status s, const char *fn) {
 START_TEST(pending_entry_points_refuse) {
   float in[4] = {1, 2, 3, 4}, out[4] = {9, 9, 9, 9};
   const int64_t offsets[2] = {0, 4};
-  const float threshold = 2;
-  gpu_pred preds[4] = {gpu_pred_cmp(GPU_F32, GPU_GT, &threshold), gpu_pred_range(GPU_F32, &threshold, &threshold),
-                       gpu_pred_flags(GPU_F32, NULL), gpu_pred_expr(GPU_F32, "x > 2")};
-  for (int i = 0; i < 4; i++) {
-    ck_assert_int_eq(gpu_compact(in, 4, preds[i], out), -(int64_t)GPU_ERR_UNSUPPORTED);
-    ck_assert_int_eq(gpu_partition(in, 4, preds[i], out), -(int64_t)GPU_ERR_UNSUPPORTED);
-  }
   expect_pending(gpu_segscan_flags(in, out, 4, NULL, GPU_F32, GPU_ADD, 0), "gpu_segscan_flags");
   expect_pending(gpu_segscan_offsets(in, out, 4, offsets, 1, GPU_F32, GPU_ADD, 0), "gpu_segscan_offsets");
   expect_pending(gpu_segreduce(in, offsets, 1, out, GPU_F32, GPU_ADD), "gpu_segreduce");

@@ -7,6 +7,9 @@
 #   tools/gpu-run.sh [test] [sanitize] [tune] [profile] [bench] [demo]
 #                                 (default: test sanitize tune bench demo)
 #
+# A build tree made here is carried as .gpu-build (no object files, to stay
+# under the carry limit) and becomes build/ there.
+#
 # Needs .gpu-deps (../shared/gpu/fetch-deps) carried along; see README.md.
 set -uo pipefail
 OUT=${OUT:-/tmp/gpuprim-out}
@@ -14,6 +17,7 @@ mkdir -p "$OUT"
 stages=${*:-test sanitize tune bench demo}
 only=${GPUPRIM_TESTS_REGEX:-.}   # which suites (a regex on their names)
 root=$(pwd)
+if [ -d .gpu-build ]; then rm -rf build && mv .gpu-build build; fi
 summary=$OUT/summary.txt
 : > "$summary"
 note() { echo "$*" | tee -a "$summary"; }
@@ -53,7 +57,7 @@ fi
 # here, in a minute, instead of at the long timeouts below.
 cuda_suites=$(ls "$build"/tests/test_*_cuda | grep -E "$only")
 for t in $cuda_suites; do
-  GPUPRIM_TEST_QUICK=1 timeout 90 "$t" >"$OUT/smoke-$(basename "$t").log" 2>&1
+  GPUPRIM_TEST_QUICK=1 timeout 240 "$t" >"$OUT/smoke-$(basename "$t").log" 2>&1
   rc=$?
   note "smoke $(basename "$t"): rc=$rc"
   if [ $rc -ne 0 ] && [ $rc -ne 77 ]; then tail -30 "$OUT/smoke-$(basename "$t").log"; exit 1; fi
@@ -96,9 +100,13 @@ if [[ " $stages " == *" profile "* ]] && [ -x "$build/bench/scan_tune" ]; then
 fi
 
 if [[ " $stages " == *" bench "* ]]; then
+  # GPUPRIM_BENCH_REGEX picks programs; GPUPRIM_ARGS_<program> adds arguments.
   for b in "$build"/bench/bench_*; do
     name=$(basename "$b")
-    timeout 400 "$b" --benchmark_out="$OUT/$name.json" --benchmark_out_format=json >"$OUT/$name.txt" 2>&1
+    echo "$name" | grep -qE "${GPUPRIM_BENCH_REGEX:-.}" || continue
+    args_var=GPUPRIM_ARGS_$name
+    # shellcheck disable=SC2086
+    timeout 400 "$b" ${!args_var:-} --benchmark_out="$OUT/$name.json" --benchmark_out_format=json >"$OUT/$name.txt" 2>&1
     note "$name: rc=$?"
     sed -n '/^summary/,$p' "$OUT/$name.txt" | tee -a "$summary"
   done

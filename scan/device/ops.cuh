@@ -10,7 +10,9 @@
 #pragma once
 
 #include <cstdint>
-#include <cuda_runtime.h>
+#ifndef __CUDACC_RTC__ /* NVRTC (compaction's formulas) has the runtime built in */
+#  include <cuda_runtime.h>
+#endif
 
 #include "gpuprim.h"
 
@@ -41,8 +43,16 @@ template <> struct limits<int32_t> { __host__ __device__ static int32_t lo() { r
 template <> struct limits<uint32_t> { __host__ __device__ static uint32_t lo() { return 0; } __host__ __device__ static uint32_t hi() { return UINT32_MAX; } };
 template <> struct limits<int64_t> { __host__ __device__ static int64_t lo() { return INT64_MIN; } __host__ __device__ static int64_t hi() { return INT64_MAX; } };
 template <> struct limits<uint64_t> { __host__ __device__ static uint64_t lo() { return 0; } __host__ __device__ static uint64_t hi() { return UINT64_MAX; } };
-template <> struct limits<float> { __host__ __device__ static float lo() { return -__builtin_huge_valf(); } __host__ __device__ static float hi() { return __builtin_huge_valf(); } };
-template <> struct limits<double> { __host__ __device__ static double lo() { return -__builtin_huge_val(); } __host__ __device__ static double hi() { return __builtin_huge_val(); } };
+/* +inf (NVRTC, which compiles device code only, lacks the host builtins). */
+#ifdef __CUDACC_RTC__
+__device__ inline float inf_f32() { return __int_as_float(0x7f800000); }
+__device__ inline double inf_f64() { return __longlong_as_double(0x7ff0000000000000ll); }
+#else
+__host__ __device__ inline float inf_f32() { return __builtin_huge_valf(); }
+__host__ __device__ inline double inf_f64() { return __builtin_huge_val(); }
+#endif
+template <> struct limits<float> { __host__ __device__ static float lo() { return -inf_f32(); } __host__ __device__ static float hi() { return inf_f32(); } };
+template <> struct limits<double> { __host__ __device__ static double lo() { return -inf_f64(); } __host__ __device__ static double hi() { return inf_f64(); } };
 
 template <typename T> __host__ __device__ inline bool is_nan(T x) {
   if constexpr (is_float_v<T>) return x != x;

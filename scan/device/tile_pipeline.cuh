@@ -5,12 +5,18 @@
  *
  * Each stage has an mbarrier that thread 0 arms with the copy's byte count;
  * the copy engine completes it; all threads wait on its phase parity.
+ *
+ * The instructions are written as PTX (the same ones cuda::ptx emits) so
+ * that these headers also compile under NVRTC without the toolkit's
+ * libcu++ headers (compaction's run-time compiled formulas include them).
  */
 #pragma once
 
-#include <cuda/ptx>
+#include <cstdint>
 
 namespace gp {
+
+__device__ inline uint32_t shared_address(const void *p) { return uint32_t(__cvta_generic_to_shared(p)); }
 
 template <int STAGES> struct stage_barriers {
   uint64_t bar[STAGES];
@@ -19,8 +25,9 @@ template <int STAGES> struct stage_barriers {
 /* Thread 0, once per block before the first copy (then __syncthreads). */
 template <int STAGES> __device__ inline void init_stage_barriers(stage_barriers<STAGES> &b) {
   if (threadIdx.x == 0) {
-    for (int s = 0; s < STAGES; s++) cuda::ptx::mbarrier_init(&b.bar[s], 1);
-    cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
+    for (int s = 0; s < STAGES; s++)
+      asm volatile("mbarrier.init.shared.b64 [%0], %1;" ::"r"(shared_address(&b.bar[s])), "r"(1) : "memory");
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
 }
 
@@ -28,16 +35,25 @@ template <int STAGES> __device__ inline void init_stage_barriers(stage_barriers<
  * a stage. The fence orders the block's earlier reads of that stage (made
  * visible to thread 0 by a barrier) before the copy engine overwrites it. */
 __device__ inline void bulk_load(void *stage, const void *src, uint32_t bytes, uint64_t *bar) {
-  cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
-  cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta, cuda::ptx::space_shared, bar,
-                                       bytes);
-  cuda::ptx::cp_async_bulk(cuda::ptx::space_cluster, cuda::ptx::space_global, stage, src, bytes, bar);
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  asm volatile("mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [%0], %1;" ::"r"(shared_address(bar)),
+               "r"(bytes)
+               : "memory");
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+                   shared_address(stage)),
+               "l"(src), "r"(bytes), "r"(shared_address(bar))
+               : "memory");
 }
 
 /* All threads: wait until the stage's copy with this phase parity landed. */
 __device__ inline void bulk_wait(uint64_t *bar, uint32_t parity) {
-  while (!cuda::ptx::mbarrier_try_wait_parity(bar, parity)) {
-  }
+  uint32_t done = 0;
+  while (!done)
+    asm volatile(
+        "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.b32 %0, 1, 0, p; }"
+        : "=r"(done)
+        : "r"(shared_address(bar)), "r"(parity)
+        : "memory");
 }
 
 }  // namespace gp
