@@ -26,6 +26,11 @@
 #pragma GCC diagnostic ignored "-Wtype-limits"
 #pragma GCC diagnostic ignored "-Wbool-compare"
 
+/* The language's functions on a float argument are the float ones (sqrtf:
+ * rounded to float before any comparison), as in compact/expr.h. */
+#define sqrt(a) _Generic((a), float: sqrtf, default: sqrt)(a)
+#define fabs(a) _Generic((a), float: fabsf, default: fabs)(a)
+
 static const gpu_dtype TYPES[] = {GPU_I32, GPU_U32, GPU_I64, GPU_U64, GPU_F32, GPU_F64};
 static const gpu_cmp CMPS[] = {GPU_EQ, GPU_NE, GPU_LT, GPU_LE, GPU_GT, GPU_GE};
 static const double QUANTILES[] = {0, 0.01, 0.5, 0.99, 1};    /* cmp and range values */
