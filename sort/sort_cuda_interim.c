@@ -1,16 +1,16 @@
 /*
- * The CUDA backend's sort until its radix-sort kernels land (issue 4): the
- * keys (and values) go to the host, the host radix sort orders them, and
- * they come back. Correct and stable, the same results as the host backend,
- * but bound by the PCIe copies; README.md says so.
+ * The CUDA backend's sort before its radix-sort kernels (issue 4), kept for
+ * comparison (GPUPRIM_SORT_ALGO=interim): the keys (and values) go to the
+ * host, the host radix sort orders them, and they come back. Correct and
+ * stable, the same results as the host backend, but bound by the PCIe copies.
  */
 #include <stdlib.h>
 
 #include "sort_cuda.h"
 #include "sort_host.h"
 
-gpu_status gp_sort_cuda(void *keys, void *values, size_t n, gpu_dtype key_t, size_t value_bytes,
-                        unsigned flags) {
+gpu_status gp_sort_cuda_interim(void *keys, void *values, size_t n, gpu_dtype key_t,
+                                size_t value_bytes, unsigned flags) {
   const char *fn = values ? "gpu_sort_pairs" : "gpu_sort_keys";
   const size_t kb = n * gpu_dtype_size(key_t), vb = values ? n * value_bytes : 0;
   void *hk = malloc(kb ? kb : 1), *hv = vb ? malloc(vb) : NULL;

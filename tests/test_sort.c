@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_sort.h"
 #include "test_util.h"
 
 #ifndef TU_CUDA
@@ -258,6 +259,19 @@ static void combo(int i, gpu_dtype *t, size_t *vw, unsigned *flags) {
   *flags = directions[i % 2];
 }
 
+_Static_assert((int)NKINDS == (int)TEST_SORT_KINDS && (int)NCOMBOS == (int)TEST_SORT_COMBOS &&
+                   (int)K_EQUAL == (int)TEST_SORT_EQUAL && (int)K_SMALL == (int)TEST_SORT_SMALL &&
+                   (int)K_SPARSE == (int)TEST_SORT_SPARSE,
+               "test_sort.h is in step");
+
+/* For the CUDA-only tests (test_sort_cuda.c). */
+void test_sort_check(gpu_dtype t, size_t value_bytes, unsigned flags, int k, size_t n) {
+  check_sort(t, value_bytes, flags, (kind)k, n);
+}
+void test_sort_combo(int i, gpu_dtype *t, size_t *value_bytes, unsigned *flags) {
+  combo(i, t, value_bytes, flags);
+}
+
 /* -------------------------------------------------------------- tests */
 
 /* Small sizes (up to 4097; 1025 when quick): every combination, every kind. */
@@ -446,5 +460,8 @@ int main(void) {
   suite_add_tcase(s, medium);
   suite_add_tcase(s, large);
   suite_add_tcase(s, args);
+#if TU_SORT_CUDA_ONLY
+  suite_add_tcase(s, test_sort_cuda_tcase());
+#endif
   return tu_run(s, TU_CUDA);
 }

@@ -1,0 +1,192 @@
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include <cub/device/device_radix_sort.cuh>
+
+#include "cub_sort_shim.h"
+
+#define SORT_BENCH_CUDA(call)                                                                  \
+  do {                                                                                         \
+    cudaError_t e_ = (call);                                                                   \
+    if (e_ != cudaSuccess) {                                                                   \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+      std::exit(2);                                                                            \
+    }                                                                                          \
+  } while (0)
+
+namespace {
+
+void *temp = nullptr;
+size_t temp_bytes = 0;
+
+void ensure_temp(size_t bytes) {
+  if (bytes <= temp_bytes) return;
+  if (temp) SORT_BENCH_CUDA(cudaFree(temp));
+  SORT_BENCH_CUDA(cudaMalloc(&temp, bytes));
+  temp_bytes = bytes;
+}
+
+/* 32-bit item counts where they fit (CUB's fastest tuning), 64-bit above. */
+template <typename K, typename N> void keys_with(const K *in, K *out, N n, int descending) {
+  size_t bytes = 0;
+  if (descending) {
+    SORT_BENCH_CUDA(cub::DeviceRadixSort::SortKeysDescending(nullptr, bytes, in, out, n));
+    ensure_temp(bytes);
+    SORT_BENCH_CUDA(cub::DeviceRadixSort::SortKeysDescending(temp, bytes, in, out, n));
+  } else {
+    SORT_BENCH_CUDA(cub::DeviceRadixSort::SortKeys(nullptr, bytes, in, out, n));
+    ensure_temp(bytes);
+    SORT_BENCH_CUDA(cub::DeviceRadixSort::SortKeys(temp, bytes, in, out, n));
+  }
+}
+
+template <typename K, typename V, typename N>
+void pairs_with(const K *kin, K *kout, const V *vin, V *vout, N n, int descending) {
+  size_t bytes = 0;
+  if (descending) {
+    SORT_BENCH_CUDA(cub::DeviceRadixSort::SortPairsDescending(nullptr, bytes, kin, kout, vin, vout, n));
+    ensure_temp(bytes);
+    SORT_BENCH_CUDA(cub::DeviceRadixSort::SortPairsDescending(temp, bytes, kin, kout, vin, vout, n));
+  } else {
+    SORT_BENCH_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, bytes, kin, kout, vin, vout, n));
+    ensure_temp(bytes);
+    SORT_BENCH_CUDA(cub::DeviceRadixSort::SortPairs(temp, bytes, kin, kout, vin, vout, n));
+  }
+}
+
+template <typename K> void keys_type(const void *in, void *out, size_t n, int descending) {
+  const K *i = static_cast<const K *>(in);
+  K *o = static_cast<K *>(out);
+  if (n <= size_t(INT_MAX)) keys_with(i, o, int(n), descending);
+  else keys_with(i, o, int64_t(n), descending);
+}
+
+template <typename K, typename V>
+void pairs_type(const void *kin, void *kout, const void *vin, void *vout, size_t n, int descending) {
+  const K *ki = static_cast<const K *>(kin);
+  K *ko = static_cast<K *>(kout);
+  const V *vi = static_cast<const V *>(vin);
+  V *vo = static_cast<V *>(vout);
+  if (n <= size_t(INT_MAX)) pairs_with(ki, ko, vi, vo, int(n), descending);
+  else pairs_with(ki, ko, vi, vo, int64_t(n), descending);
+}
+
+template <typename K>
+void pairs_value(const void *kin, void *kout, const void *vin, void *vout, size_t n, size_t vb, int descending) {
+  if (vb == 4) pairs_type<K, uint32_t>(kin, kout, vin, vout, n, descending);
+  else pairs_type<K, uint64_t>(kin, kout, vin, vout, n, descending);
+}
+
+__device__ uint64_t mix(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+template <typename T> __global__ void fill_bits_kernel(T *p, size_t n, uint64_t seed) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+    p[i] = T(mix(seed + i * 0x9e3779b97f4a7c15ull));
+}
+
+__global__ void differences_kernel(const uint32_t *a, const uint32_t *b, size_t words, unsigned long long *count) {
+  unsigned long long mine = 0;
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < words; i += size_t(gridDim.x) * blockDim.x)
+    mine += a[i] != b[i];
+  if (mine) atomicAdd(count, mine);
+}
+
+std::vector<void *> buffers;
+std::vector<size_t> buffer_bytes;
+
+}  // namespace
+
+extern "C" int cub_sort_keys(const void *in, void *out, size_t n, gpu_dtype t, int descending) {
+  switch (t) {
+    case GPU_I32: keys_type<int32_t>(in, out, n, descending); return 0;
+    case GPU_U32: keys_type<uint32_t>(in, out, n, descending); return 0;
+    case GPU_I64: keys_type<int64_t>(in, out, n, descending); return 0;
+    case GPU_U64: keys_type<uint64_t>(in, out, n, descending); return 0;
+    case GPU_F32: keys_type<float>(in, out, n, descending); return 0;
+    case GPU_F64: keys_type<double>(in, out, n, descending); return 0;
+  }
+  return 1;
+}
+
+extern "C" int cub_sort_pairs(const void *kin, void *kout, const void *vin, void *vout, size_t n, gpu_dtype t,
+                              size_t vb, int descending) {
+  if (vb != 4 && vb != 8) return 1;
+  switch (t) {
+    case GPU_I32: pairs_value<int32_t>(kin, kout, vin, vout, n, vb, descending); return 0;
+    case GPU_U32: pairs_value<uint32_t>(kin, kout, vin, vout, n, vb, descending); return 0;
+    case GPU_I64: pairs_value<int64_t>(kin, kout, vin, vout, n, vb, descending); return 0;
+    case GPU_U64: pairs_value<uint64_t>(kin, kout, vin, vout, n, vb, descending); return 0;
+    case GPU_F32: pairs_value<float>(kin, kout, vin, vout, n, vb, descending); return 0;
+    case GPU_F64: pairs_value<double>(kin, kout, vin, vout, n, vb, descending); return 0;
+  }
+  return 1;
+}
+
+extern "C" void sort_bench_fill_bits(void *p, size_t n, size_t width, uint64_t seed) {
+  if (width == 4) fill_bits_kernel<uint32_t><<<1024, 256>>>(static_cast<uint32_t *>(p), n, seed);
+  else fill_bits_kernel<uint64_t><<<1024, 256>>>(static_cast<uint64_t *>(p), n, seed);
+  SORT_BENCH_CUDA(cudaGetLastError());
+}
+
+extern "C" void *sort_bench_buffer(int slot, size_t bytes) {
+  if (size_t(slot) >= buffers.size()) {
+    buffers.resize(slot + 1, nullptr);
+    buffer_bytes.resize(slot + 1, 0);
+  }
+  if (buffer_bytes[slot] < bytes) {
+    if (buffers[slot]) SORT_BENCH_CUDA(cudaFree(buffers[slot]));
+    SORT_BENCH_CUDA(cudaMalloc(&buffers[slot], bytes));
+    buffer_bytes[slot] = bytes;
+  }
+  return buffers[slot];
+}
+
+extern "C" void sort_bench_copy(void *dst, const void *src, size_t bytes) {
+  SORT_BENCH_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, 0));
+}
+
+extern "C" size_t sort_bench_differences(const void *a, const void *b, size_t bytes) {
+  unsigned long long *count = static_cast<unsigned long long *>(sort_bench_buffer(15, sizeof *count));
+  SORT_BENCH_CUDA(cudaMemsetAsync(count, 0, sizeof *count, 0));
+  differences_kernel<<<1024, 256>>>(static_cast<const uint32_t *>(a), static_cast<const uint32_t *>(b), bytes / 4, count);
+  SORT_BENCH_CUDA(cudaGetLastError());
+  unsigned long long host = 0;
+  SORT_BENCH_CUDA(cudaMemcpy(&host, count, sizeof host, cudaMemcpyDeviceToHost));
+  return size_t(host);
+}
+
+extern "C" void sort_bench_medians_us(int k, const sort_bench_fn *prepare, const sort_bench_fn *run,
+                                      void *const *args, int warmup, int reps, double *median_us) {
+  for (int w = 0; w < warmup; w++)
+    for (int c = 0; c < k; c++) {
+      prepare[c](args[c]);
+      run[c](args[c]);
+    }
+  SORT_BENCH_CUDA(cudaDeviceSynchronize());
+  cudaEvent_t start, stop;
+  SORT_BENCH_CUDA(cudaEventCreate(&start));
+  SORT_BENCH_CUDA(cudaEventCreate(&stop));
+  std::vector<std::vector<float>> ms(k, std::vector<float>(reps));
+  for (int r = 0; r < reps; r++)
+    for (int c = 0; c < k; c++) {
+      prepare[c](args[c]);
+      SORT_BENCH_CUDA(cudaEventRecord(start));
+      run[c](args[c]);
+      SORT_BENCH_CUDA(cudaEventRecord(stop));
+      SORT_BENCH_CUDA(cudaEventSynchronize(stop));
+      SORT_BENCH_CUDA(cudaEventElapsedTime(&ms[c][r], start, stop));
+    }
+  SORT_BENCH_CUDA(cudaEventDestroy(start));
+  SORT_BENCH_CUDA(cudaEventDestroy(stop));
+  for (int c = 0; c < k; c++) {
+    std::sort(ms[c].begin(), ms[c].end());
+    median_us[c] = 1000.0 * ms[c][reps / 2];
+  }
+}

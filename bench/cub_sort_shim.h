@@ -1,0 +1,48 @@
+/*
+ * What bench_sort compares gpuprim's sort with: CUB's DeviceRadixSort as C
+ * functions, plus the sort benchmark's own device helpers (random bits, an
+ * untimed set-up step before each timed run, a device-side comparison).
+ * Device pointers, default stream. Kept apart from cub_shim.cu on purpose.
+ */
+#ifndef GP_BENCH_CUB_SORT_SHIM_H
+#define GP_BENCH_CUB_SORT_SHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpuprim.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* cub::DeviceRadixSort::SortKeys[Descending], keys_in -> keys_out. The
+ * temporary storage is sized on first use and kept, as a user of CUB would.
+ * Returns 0 on success. */
+int cub_sort_keys(const void *keys_in, void *keys_out, size_t n, gpu_dtype t, int descending);
+/* SortPairs[Descending]; value_bytes 4 or 8. */
+int cub_sort_pairs(const void *keys_in, void *keys_out, const void *values_in, void *values_out, size_t n,
+                   gpu_dtype t, size_t value_bytes, int descending);
+
+/* n elements of `width` bytes (4 or 8) of uniformly random bits (seeded):
+ * every digit of every key varies, so no radix pass can be skipped. */
+void sort_bench_fill_bits(void *p, size_t n, size_t width, uint64_t seed);
+/* Device memory the benchmark reuses: grows, never shrinks. */
+void *sort_bench_buffer(int slot, size_t bytes);
+void sort_bench_copy(void *dst, const void *src, size_t bytes);
+/* Number of differing 4-byte words in two device arrays of `bytes` bytes. */
+size_t sort_bench_differences(const void *a, const void *b, size_t bytes);
+
+/* Times k contenders side by side: after `warmup` rounds, `reps` rounds in
+ * which each contender runs prepare(arg) (untimed: e.g. restore its input)
+ * then run(arg) between two CUDA events; median_us[i] gets contender i's
+ * median. */
+typedef void (*sort_bench_fn)(void *arg);
+void sort_bench_medians_us(int k, const sort_bench_fn *prepare, const sort_bench_fn *run, void *const *args,
+                           int warmup, int reps, double *median_us);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,243 @@
+/*
+ * One onesweep pass: a stable scatter of all keys (and values) by one 8-bit
+ * digit, from one buffer to the other, in a single kernel.
+ *
+ * Each block takes the next tile from an atomic counter (never blockIdx: a
+ * tile then only ever waits for tiles taken earlier, whose blocks are
+ * running, so the look-back always ends), and
+ *   1. loads its keys (warp-striped, block_rank.cuh) and counts their digits;
+ *   2. publishes its count of every digit at once (look-back "aggregate"),
+ *      before the long ranking step, so that later tiles rarely wait;
+ *   3. ranks its keys within the tile (block_rank.cuh) and stores them in
+ *      shared memory in rank order, i.e. ordered by digit, stably;
+ *   4. thread b looks back over earlier tiles' words for digit b, summing
+ *      aggregates until a tile's inclusive count, publishes its own
+ *      inclusive count, and so knows where the tile's run of digit b goes:
+ *        bucket start (from the histogram pass, 64-bit)
+ *        + count of digit b in earlier tiles of this portion (look-back)
+ *        - start of digit b's run in the tile's shared memory;
+ *   5. writes shared slot j to that offset + j: consecutive slots of one
+ *      digit go to consecutive addresses, so stores coalesce by digit run;
+ *      then the values the same way through the same shared memory.
+ *
+ * Look-back words are 32-bit (2 status bits, 30 bits of count), so one
+ * launch handles at most 2^30 - 1 keys: larger n is cut into portions of
+ * whole tiles, one launch each, the last tile of a portion handing the next
+ * its bucket starts. Each launch's words must start cleared: two regions
+ * alternate between consecutive launches that sort, and each launch clears
+ * the other region for the next one (the histogram kernel clears the first).
+ *
+ * What a launch does is read from the plan the histogram kernel wrote
+ * (histogram.cuh): sort, skip (the digit is the same for every key), or copy
+ * (an odd number of sorting passes: one skipped digit's launch moves the
+ * keys across instead, so that the last pass writes the caller's array).
+ */
+#pragma once
+
+#include <cstdint>
+
+#include "sort/device/block_rank.cuh"
+#include "sort/device/radix_key.cuh"
+#include "sort/sort_tuning.h"
+
+namespace gp {
+namespace radix {
+
+/* Plan word of a digit position: bits 0-1 what to do, bit 2 whether the
+ * keys are in the library's buffer (else in the caller's array), bits 3..
+ * how many sorting passes come before it. */
+enum : uint32_t { PASS_SKIP = 0, PASS_SORT = 1, PASS_COPY = 2 };
+__host__ __device__ inline uint32_t plan_word(uint32_t what, uint32_t in_buffer, uint32_t sorted_before) {
+  return what | (in_buffer << 2) | (sorted_before << 3);
+}
+
+struct onesweep_args {
+  void *keys, *key_buffer;          /* the caller's array and the library's */
+  void *values, *value_buffer;      /* NULL for keys only */
+  const uint32_t *plan;             /* one word per digit position */
+  const uint64_t *bucket_start;     /* RADIX: where this portion's run of each digit starts */
+  uint64_t *next_bucket_start;      /* the next portion's, written by the last tile; NULL if none */
+  uint32_t *lookback;               /* two regions of region_words words */
+  uint64_t region_words;            /* max_tiles * RADIX */
+  unsigned long long *tile_counter; /* this launch's, zeroed */
+  uint64_t portion_first;           /* the portion's first key */
+  uint32_t portion_items;           /* its keys: at most 2^30 - 1 */
+  uint32_t max_tiles;               /* tiles of the largest portion */
+  uint32_t portion, portions;
+  int digit;                        /* digit position, 0 = least significant */
+  uint32_t flip;                    /* 0 ascending, 255 descending */
+};
+
+template <gpu_dtype T, int VALUE_BYTES, typename Shape> struct onesweep_storage {
+  using K = typename radix_key<T>::bits;
+  using V = typename radix_value<VALUE_BYTES>::type;
+  union {
+    typename block_rank<Shape>::storage rank;
+    K keys[Shape::tile_items];
+    V values[VALUE_BYTES ? Shape::tile_items : 1];
+  } x;
+  uint64_t run_offset[RADIX]; /* global position of shared slot 0, per digit */
+  uint32_t tile;
+};
+
+/* Thread b: the count of digit b in this launch's tiles before `tile`. */
+__device__ __forceinline__ uint32_t look_back(const uint32_t *lookback, uint32_t tile, int b) {
+  uint32_t sum = 0;
+  const uint32_t *word = lookback + uint64_t(tile - 1) * RADIX + b;
+  for (;;) {
+    uint32_t w = load_relaxed(word);
+    while (w == 0) w = load_relaxed(word);
+    sum += w & LOOKBACK_VALUE;
+    if (w & LOOKBACK_INCLUSIVE) return sum; /* tile 0 always is: the walk ends */
+    word -= RADIX;
+  }
+}
+
+template <typename E>
+__device__ __forceinline__ void copy_range(const E *src, E *dst, uint64_t first, uint32_t count, int t, int threads) {
+  for (uint32_t j = t; j < count; j += threads) dst[first + j] = src[first + j];
+}
+
+template <gpu_dtype T, int VALUE_BYTES, typename Shape>
+__global__ void __launch_bounds__(Shape::threads, ONESWEEP_MIN_BLOCKS) onesweep_pass(const onesweep_args a) {
+  using Key = radix_key<T>;
+  using K = typename Key::bits;
+  using V = typename radix_value<VALUE_BYTES>::type;
+  using Rank = block_rank<Shape>;
+  constexpr int THREADS = Shape::threads, ITEMS = Shape::items, TILE = Shape::tile_items;
+  extern __shared__ __align__(16) unsigned char smem[];
+  auto &s = *reinterpret_cast<onesweep_storage<T, VALUE_BYTES, Shape> *>(smem);
+  const int t = threadIdx.x, warp = t / WARP, lane = t % WARP;
+
+  const uint32_t plan = a.plan[a.digit];
+  const uint32_t what = plan & 3;
+  if (what == PASS_SKIP) return;
+  const bool in_buffer = plan & 4;
+  const K *src = static_cast<const K *>(in_buffer ? a.key_buffer : a.keys);
+  K *dst = static_cast<K *>(in_buffer ? a.keys : a.key_buffer);
+  const V *vsrc = static_cast<const V *>(in_buffer ? a.value_buffer : a.values);
+  V *vdst = static_cast<V *>(in_buffer ? a.values : a.value_buffer);
+
+  if (what == PASS_COPY) { /* no order needed: tile = blockIdx.x */
+    const uint32_t first = blockIdx.x * TILE;
+    const uint32_t count = min(uint32_t(TILE), a.portion_items - first);
+    copy_range(src, dst, a.portion_first + first, count, t, THREADS);
+    if constexpr (VALUE_BYTES != 0) copy_range(vsrc, vdst, a.portion_first + first, count, t, THREADS);
+    return;
+  }
+
+  const uint64_t sorted_before = plan >> 3;
+  const uint32_t region = uint32_t((sorted_before * a.portions + a.portion) & 1);
+  uint32_t *const lookback = a.lookback + region * a.region_words;
+  {
+    /* Clear the other region for the next sorting launch (the previous
+     * sorting launch used it; this one never reads it). */
+    uint4 *next = reinterpret_cast<uint4 *>(a.lookback + (region ^ 1) * a.region_words);
+    const uint64_t vectors = a.region_words / 4;
+    for (uint64_t v = uint64_t(blockIdx.x) * THREADS + t; v < vectors; v += uint64_t(gridDim.x) * THREADS)
+      next[v] = make_uint4(0, 0, 0, 0);
+  }
+  if (t == 0) s.tile = uint32_t(atomicAdd(a.tile_counter, 1ull));
+  __syncthreads();
+  const uint32_t tile = s.tile;
+  const uint32_t tile_first = tile * TILE;
+  const uint32_t valid = min(uint32_t(TILE), a.portion_items - tile_first);
+  const int shift = RADIX_BITS * a.digit;
+
+  /* 1. Keys and digits. Slots past the end get digit RADIX-1: they rank
+   * after every real key (they come last in tile order), so they fill the
+   * slots >= valid, which are never written out; their counts go only into
+   * the last tile's words, which no tile reads (portions before the last
+   * are whole tiles). */
+  K keys[ITEMS];
+  typename Rank::Digits digit;
+  {
+    const K *in = src + a.portion_first + tile_first + Rank::item_index(warp, lane, 0);
+    if (valid == TILE) {
+#pragma unroll
+      for (int i = 0; i < ITEMS; i++) keys[i] = in[i * WARP];
+#pragma unroll
+      for (int i = 0; i < ITEMS; i++) digit.set(i, Key::digit(keys[i], shift, a.flip));
+    } else {
+#pragma unroll
+      for (int i = 0; i < ITEMS; i++) {
+        const bool ok = uint32_t(Rank::item_index(warp, lane, i)) < valid;
+        keys[i] = ok ? in[i * WARP] : K(0);
+        digit.set(i, ok ? Key::digit(keys[i], shift, a.flip) : RADIX - 1);
+      }
+    }
+  }
+  Rank::count(s.x.rank, digit, warp, lane);
+  __syncthreads();
+
+  /* 2. Publish the tile's counts (tile 0's are already inclusive). */
+  uint32_t total = 0, incl = 0, start_in_tile = 0;
+  uint64_t bucket_start = 0;
+  if (t < RADIX) {
+    total = Rank::bucket_total(s.x.rank, t);
+    store_relaxed(lookback + uint64_t(tile) * RADIX + t, (tile == 0 ? LOOKBACK_INCLUSIVE : LOOKBACK_AGGREGATE) | total);
+    incl = Rank::scan_totals_begin(s.x.rank, total, warp, lane);
+    bucket_start = a.bucket_start[t];
+  }
+  __syncthreads();
+  if (t < RADIX) start_in_tile = Rank::scan_totals_end(s.x.rank, t, total, incl, warp);
+  __syncthreads();
+
+  /* 3. Ranks, then the keys in rank order in shared memory (which held the
+   * histograms: hence the barrier). */
+  typename Rank::Ranks rank;
+  Rank::rank(s.x.rank, digit, rank, warp, lane);
+  __syncthreads();
+#pragma unroll
+  for (int i = 0; i < ITEMS; i++) s.x.keys[rank.get(i)] = keys[i];
+
+  /* Values are read now, so that their loads overlap the look-back. */
+  V values[VALUE_BYTES ? ITEMS : 1];
+  if constexpr (VALUE_BYTES != 0) {
+    const V *in = vsrc + a.portion_first + tile_first + Rank::item_index(warp, lane, 0);
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++)
+      if (valid == TILE || uint32_t(Rank::item_index(warp, lane, i)) < valid) values[i] = in[i * WARP];
+  }
+
+  /* 4. Look-back, one digit per thread. */
+  if (t < RADIX) {
+    uint32_t before = 0;
+    if (tile > 0) {
+      before = look_back(lookback, tile, t);
+      store_relaxed(lookback + uint64_t(tile) * RADIX + t, LOOKBACK_INCLUSIVE | (before + total));
+    }
+    s.run_offset[t] = bucket_start + before - start_in_tile; /* modulo 2^64: + slot >= start_in_tile */
+    if (a.next_bucket_start && tile == gridDim.x - 1) a.next_bucket_start[t] = bucket_start + before + total;
+  }
+  __syncthreads();
+
+  /* 5. Shared slot j to its place; digits kept for the values. */
+  digit_array<ITEMS> out_digit;
+  K *out = dst;
+#pragma unroll
+  for (int u = 0; u < ITEMS; u++) {
+    const uint32_t j = t + u * THREADS;
+    if (valid == TILE || j < valid) {
+      const K k = s.x.keys[j];
+      const uint32_t d = Key::digit(k, shift, a.flip);
+      out[s.run_offset[d] + j] = k;
+      if constexpr (VALUE_BYTES != 0) out_digit.set(u, d);
+    }
+  }
+  if constexpr (VALUE_BYTES != 0) {
+    __syncthreads(); /* every key read from shared memory */
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++)
+      if (valid == TILE || uint32_t(Rank::item_index(warp, lane, i)) < valid) s.x.values[rank.get(i)] = values[i];
+    __syncthreads();
+#pragma unroll
+    for (int u = 0; u < ITEMS; u++) {
+      const uint32_t j = t + u * THREADS;
+      if (valid == TILE || j < valid) vdst[s.run_offset[out_digit.get(u)] + j] = s.x.values[j];
+    }
+  }
+}
+
+}  // namespace radix
+}  // namespace gp

@@ -1,0 +1,205 @@
+/*
+ * Host side of the CUDA radix sort for one (key type, value width): picks
+ * the single-block or the onesweep path, lays out the temporary memory,
+ * launches. Included by one sort_cuda_<type>.cu per key type.
+ *
+ * Onesweep path, all on the thread's stream, no host round trip:
+ *   memset     counters and the histogram (a few KiB)
+ *   histogram  all digits in one read; its last block writes the plan
+ *   passes     one launch per digit position (and per portion of 2^30 keys),
+ *              each reading the plan: sort, skip, or copy
+ * Temporary memory, one pool allocation: a buffer the size of the keys (and
+ * one of the values), the histogram, plan and bucket starts, and two
+ * look-back regions of 1 KiB per tile (about 0.14 bytes a key).
+ */
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "core/core.h"
+#include "sort/device/histogram.cuh"
+#include "sort/device/onesweep.cuh"
+#include "sort/device/single_block.cuh"
+#include "sort/sort_cuda.h"
+#include "sort/sort_tuning.h"
+
+namespace gp {
+namespace radix {
+
+inline gpu_status check_launch(const char *fn, const char *kernel) {
+  return gp_cuda_status(cudaGetLastError(), fn, kernel);
+}
+
+/* Dynamic shared memory above 48 KiB needs an opt-in: once per kernel. */
+template <auto KERNEL> gpu_status allow_shared_memory(const char *fn, size_t bytes) {
+  static const int err = int(cudaFuncSetAttribute(KERNEL, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+  return gp_cuda_status(err, fn, "cudaFuncSetAttribute");
+}
+
+/* Blocks of KERNEL that fit on the device at once (once per kernel). */
+template <auto KERNEL> unsigned resident_grid(int threads) {
+  static const unsigned blocks = [&] {
+    int dev = 0, sms = 0, per_sm = 0;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, KERNEL, threads, 0);
+    cudaGetLastError();
+    return unsigned(sms > 0 && per_sm > 0 ? sms * per_sm : 1);
+  }();
+  return blocks;
+}
+
+inline size_t align_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
+
+/* Byte offsets in the one temporary allocation. */
+struct sort_layout {
+  size_t key_buffer, value_buffer, zeroed, zeroed_bytes, counts, blocks_done, tile_counters;
+  size_t plan, bucket_start, lookback, total;
+  uint64_t portion_items;
+  uint32_t portions, max_tiles;
+};
+
+inline sort_layout plan_layout(size_t n, size_t key_bytes, size_t value_bytes, int digits, uint32_t tile_items,
+                               uint32_t portion_tiles) {
+  sort_layout l{};
+  l.portion_items = uint64_t(portion_tiles) * tile_items;
+  l.portions = uint32_t((n + l.portion_items - 1) / l.portion_items);
+  const uint64_t first_portion = n < l.portion_items ? n : l.portion_items;
+  l.max_tiles = uint32_t((first_portion + tile_items - 1) / tile_items);
+  size_t at = 0;
+  l.key_buffer = at;
+  at = align_up(at + n * key_bytes, 256);
+  l.value_buffer = at;
+  at = align_up(at + n * value_bytes, 256);
+  l.zeroed = l.counts = at;
+  at += size_t(digits) * RADIX * sizeof(uint64_t);
+  l.blocks_done = at;
+  at += sizeof(uint64_t);
+  l.tile_counters = at;
+  at += size_t(digits) * l.portions * sizeof(uint64_t);
+  l.zeroed_bytes = at - l.zeroed;
+  at = align_up(at, 256);
+  l.plan = at;
+  at = align_up(at + digits * sizeof(uint32_t), 256);
+  l.bucket_start = at;
+  at = align_up(at + size_t(digits) * (l.portions + 1) * RADIX * sizeof(uint64_t), 256);
+  l.lookback = at;
+  at += 2 * size_t(l.max_tiles) * RADIX * sizeof(uint32_t);
+  l.total = at;
+  return l;
+}
+
+template <gpu_dtype T, int VALUE_BYTES>
+gpu_status sort_one_block(const char *fn, void *keys, void *values, size_t n, uint32_t flip, cudaStream_t stream) {
+  using Shape = single_block_shape;
+  constexpr auto kernel = sort_single_block<T, VALUE_BYTES, Shape>;
+  constexpr size_t smem = sizeof(single_block_storage<T, VALUE_BYTES, Shape>);
+  gpu_status s = allow_shared_memory<kernel>(fn, smem);
+  if (s != GPU_OK) return s;
+  kernel<<<1, Shape::threads, smem, stream>>>(keys, values, uint32_t(n), flip);
+  return check_launch(fn, "sort_single_block");
+}
+
+template <gpu_dtype T, int VALUE_BYTES>
+gpu_status sort_onesweep(const char *fn, void *keys, void *values, size_t n, uint32_t flip,
+                         const gp_sort_cuda_config &cfg, cudaStream_t stream) {
+  using Key = radix_key<T>;
+  using Shape = typename onesweep_tuning<Key::bytes, VALUE_BYTES>::shape;
+  constexpr auto histogram = histogram_all_digits<T>;
+  constexpr auto pass = onesweep_pass<T, VALUE_BYTES, Shape>;
+  constexpr size_t pass_smem = sizeof(onesweep_storage<T, VALUE_BYTES, Shape>);
+  constexpr uint32_t TILE = Shape::tile_items;
+  /* Look-back counts are 30 bits: a launch takes fewer than 2^30 keys. */
+  constexpr uint32_t MAX_PORTION_TILES = ((1u << 30) - 1) / TILE;
+  const uint32_t portion_tiles =
+      cfg.portion_tiles > 0 && cfg.portion_tiles < MAX_PORTION_TILES ? cfg.portion_tiles : MAX_PORTION_TILES;
+  if (n > SIZE_MAX / 64)
+    return gp_fail(GPU_ERR_OUT_OF_MEMORY, "%s: n = %zu keys: temporary memory size overflows", fn, n);
+  const sort_layout l = plan_layout(n, Key::bytes, VALUE_BYTES, Key::digits, TILE, portion_tiles);
+
+  gpu_status s = allow_shared_memory<pass>(fn, pass_smem);
+  if (s != GPU_OK) return s;
+  unsigned char *mem = nullptr;
+  s = gp_pool_alloc(fn, reinterpret_cast<void **>(&mem), l.total);
+  if (s != GPU_OK) return s; /* nothing touched yet */
+  s = gp_cuda_status(cudaMemsetAsync(mem + l.zeroed, 0, l.zeroed_bytes, stream), fn, "cudaMemsetAsync");
+
+  auto *counts = reinterpret_cast<unsigned long long *>(mem + l.counts);
+  auto *tile_counters = reinterpret_cast<unsigned long long *>(mem + l.tile_counters);
+  auto *plan = reinterpret_cast<uint32_t *>(mem + l.plan);
+  auto *bucket_start = reinterpret_cast<uint64_t *>(mem + l.bucket_start);
+  auto *lookback = reinterpret_cast<uint32_t *>(mem + l.lookback);
+  const uint64_t region_words = uint64_t(l.max_tiles) * RADIX;
+
+  if (s == GPU_OK) {
+    constexpr uint64_t chunk = HISTOGRAM_THREADS * histogram_tuning<Key::bytes>::items;
+    const uint64_t chunks = (n + chunk - 1) / chunk;
+    const unsigned resident = resident_grid<histogram>(HISTOGRAM_THREADS);
+    const unsigned grid = unsigned(chunks < resident ? chunks : resident);
+    histogram_args h{keys,          n,          flip,       counts, reinterpret_cast<unsigned int *>(mem + l.blocks_done),
+                     plan,          bucket_start, l.portions, lookback, region_words};
+    histogram<<<grid, HISTOGRAM_THREADS, 0, stream>>>(h);
+    s = check_launch(fn, "histogram_all_digits");
+  }
+  for (int d = 0; d < Key::digits && s == GPU_OK; d++) {
+    for (uint32_t q = 0; q < l.portions && s == GPU_OK; q++) {
+      const uint64_t first = uint64_t(q) * l.portion_items;
+      const uint64_t items = n - first < l.portion_items ? n - first : l.portion_items;
+      const uint64_t base = (uint64_t(d) * (l.portions + 1) + q) * RADIX;
+      onesweep_args a{};
+      a.keys = keys;
+      a.key_buffer = mem + l.key_buffer;
+      a.values = values;
+      a.value_buffer = VALUE_BYTES ? mem + l.value_buffer : nullptr;
+      a.plan = plan;
+      a.bucket_start = bucket_start + base;
+      a.next_bucket_start = q + 1 < l.portions ? bucket_start + base + RADIX : nullptr;
+      a.lookback = lookback;
+      a.region_words = region_words;
+      a.tile_counter = tile_counters + uint64_t(d) * l.portions + q;
+      a.portion_first = first;
+      a.portion_items = uint32_t(items);
+      a.max_tiles = l.max_tiles;
+      a.portion = q;
+      a.portions = l.portions;
+      a.digit = d;
+      a.flip = flip;
+      const unsigned tiles = unsigned((items + TILE - 1) / TILE);
+      pass<<<tiles, Shape::threads, pass_smem, stream>>>(a);
+      s = check_launch(fn, "onesweep_pass");
+    }
+  }
+  const gpu_status f = gp_pool_free(fn, mem);
+  return s != GPU_OK ? s : f;
+}
+
+template <gpu_dtype T, int VALUE_BYTES>
+gpu_status sort_cuda(void *keys, void *values, size_t n, unsigned flags, const gp_sort_cuda_config &cfg) {
+  const char *fn = VALUE_BYTES ? "gpu_sort_pairs" : "gpu_sort_keys";
+  cudaStream_t stream = static_cast<cudaStream_t>(gp_stream());
+  const uint32_t flip = (flags & GPU_DESCENDING) ? RADIX - 1 : 0;
+  if (n <= size_t(single_block_shape::tile_items) && n <= cfg.single_block_max)
+    return sort_one_block<T, VALUE_BYTES>(fn, keys, values, n, flip, stream);
+  return sort_onesweep<T, VALUE_BYTES>(fn, keys, values, n, flip, cfg, stream);
+}
+
+template <gpu_dtype T>
+gpu_status sort_cuda_type(void *keys, void *values, size_t n, size_t value_bytes, unsigned flags,
+                          const gp_sort_cuda_config &cfg) {
+  switch (value_bytes) {
+    case 0: return sort_cuda<T, 0>(keys, nullptr, n, flags, cfg);
+    case 4: return sort_cuda<T, 4>(keys, values, n, flags, cfg);
+    case 8: return sort_cuda<T, 8>(keys, values, n, flags, cfg);
+  }
+  return gp_fail(GPU_ERR_INVALID_ARGUMENT, "gpu_sort_pairs: value_bytes is %zu, not 4 or 8", value_bytes);
+}
+
+}  // namespace radix
+}  // namespace gp
+
+/* One key type's entry point, gp_sort_cuda_<suffix>. */
+#define GP_DEFINE_SORT_CUDA_TYPE(T, SUFFIX)                                                              \
+  extern "C" gpu_status gp_sort_cuda_##SUFFIX(void *keys, void *values, size_t n, size_t value_bytes,  \
+                                              unsigned flags, const gp_sort_cuda_config *cfg) {         \
+    return gp::radix::sort_cuda_type<T>(keys, values, n, value_bytes, flags, *cfg);                      \
+  }

@@ -1,0 +1,56 @@
+/*
+ * Tile shapes of the CUDA radix sort, by key and value width.
+ *
+ * Onesweep passes: THREADS x ITEMS keys a tile, one tile per block, keys in
+ * registers. Starting points are CUB's Hopper tunings (384 threads; 20 items
+ * for 4-byte keys, 15 for 8-byte, fewer with values): the per-key work
+ * (ranking) dominates, so large tiles amortise the per-tile barriers and
+ * look-back. Shared memory holds one tile of keys or values (the larger),
+ * which stays under 48 KiB for every shape below, so two blocks fit an SM
+ * when registers allow (launch bounds ask for that).
+ *
+ * The histogram kernel reads every key once and counts all its digits;
+ * the single-block kernel sorts n <= its tile without any other launch.
+ */
+#pragma once
+
+namespace gp {
+namespace radix {
+
+template <int THREADS, int ITEMS> struct sort_shape {
+  static constexpr int threads = THREADS;
+  static constexpr int items = ITEMS; /* per thread */
+  static constexpr int warps = THREADS / 32;
+  static constexpr int tile_items = THREADS * ITEMS;
+  static_assert(THREADS % 32 == 0 && THREADS >= 256 && THREADS <= 1024,
+                "whole warps, at least one thread per digit");
+};
+
+template <int KEY_BYTES, int VALUE_BYTES> struct onesweep_tuning;
+template <> struct onesweep_tuning<4, 0> { using shape = sort_shape<384, 20>; };
+template <> struct onesweep_tuning<4, 4> { using shape = sort_shape<384, 18>; };
+template <> struct onesweep_tuning<4, 8> { using shape = sort_shape<384, 14>; };
+template <> struct onesweep_tuning<8, 0> { using shape = sort_shape<384, 15>; };
+template <> struct onesweep_tuning<8, 4> { using shape = sort_shape<384, 15>; };
+template <> struct onesweep_tuning<8, 8> { using shape = sort_shape<384, 12>; };
+/* Blocks per SM the onesweep kernel's launch bounds ask for. */
+constexpr int ONESWEEP_MIN_BLOCKS = 2;
+
+/* Histogram: a persistent grid; each thread counts ITEMS keys per round. */
+constexpr int HISTOGRAM_THREADS = 512;
+template <int KEY_BYTES> struct histogram_tuning {
+  static constexpr int items = KEY_BYTES == 4 ? 8 : 4;
+  /* Copies of each counter (lane % PARTS picks one), so that equal digits in
+   * a warp do not all hit one shared-memory word. */
+  static constexpr int parts = KEY_BYTES == 4 ? 4 : 2;
+};
+
+/* Single block: n <= 8192 in one launch, no extra memory. */
+using single_block_shape = sort_shape<1024, 8>;
+
+/* How a warp finds the lanes holding the same digit: 8 ballots (one per
+ * digit bit, as CUB's onesweep does) or the match.any instruction. */
+constexpr bool MATCH_WITH_BALLOTS = true;
+
+}  // namespace radix
+}  // namespace gp
