@@ -4,6 +4,11 @@
  *   gpuprim demo [-n N] [--host]   every primitive at a real size, each result
  *                                  checked against the host backend, and a
  *                                  throughput table
+ *   gpuprim spmv FILE.mtx [--f32] [--i64] [-r REPS] [--host]
+ *                                  a Matrix Market file read, validated and
+ *                                  multiplied (y = A x) without and with a
+ *                                  plan: ms and GFLOP/s; on CUDA the result is
+ *                                  checked against the host backend
  *   gpuprim version
  *
  * The demo runs on the GPU where there is one (GPUPRIM_BACKEND or --host
@@ -310,9 +315,151 @@ static int demo(size_t n, gpu_backend backend) {
   return failures ? 1 : 0;
 }
 
+/* ------------------------------------------------------------ gpuprim spmv */
+
+static int usage(void);
+
+/* Element k of a host array of an index or value type, as int64 / double. */
+static int64_t index_at(const void *a, int64_t k, gpu_dtype t) {
+  return t == GPU_I32 ? ((const int32_t *)a)[k] : ((const int64_t *)a)[k];
+}
+static double value_at(const void *a, int64_t k, gpu_dtype t) {
+  return t == GPU_F32 ? ((const float *)a)[k] : ((const double *)a)[k];
+}
+
+/* Seconds per product y = A x over reps calls (after one warm-up call), by
+ * gpu_spmv or, given one, by the plan. */
+static double spmv_seconds(const gpu_csr *A, gpu_spmv_plan *plan, const void *x, void *y, int reps) {
+  double t0 = 0;
+  for (int i = -1; i < reps; i++) {
+    if (i == 0) {
+      CHECK(gpu_synchronize());
+      t0 = now();
+    }
+    CHECK(plan ? gpu_spmv_plan_run(plan, x, y, 1.0, 0.0) : gpu_spmv(A, x, y, 1.0, 0.0));
+  }
+  CHECK(gpu_synchronize());
+  return (now() - t0) / reps;
+}
+
+/* The CUDA result y against the host backend's product on a host copy of A:
+ * each y[r] within a few units of rounding per entry of the magnitudes summed
+ * in row r. Returns how many differ. */
+static size_t spmv_check_against_host(const gpu_csr *A, const void *h_x, const void *h_y, gpu_backend backend) {
+  const size_t iw = gpu_dtype_size(A->index_type), vw = gpu_dtype_size(A->value_type);
+  gpu_csr H = *A;
+  H.row_ptr = malloc(((size_t)A->rows + 1) * iw);
+  H.col_idx = malloc((size_t)A->nnz * iw + 1);
+  H.values = malloc((size_t)A->nnz * vw + 1);
+  void *h_ref = malloc((size_t)A->rows * vw + 1);
+  if (!H.row_ptr || !H.col_idx || !H.values || !h_ref) die("host copy of A", GPU_ERR_OUT_OF_MEMORY);
+  CHECK(gpu_download(H.row_ptr, A->row_ptr, ((size_t)A->rows + 1) * iw));
+  CHECK(gpu_download(H.col_idx, A->col_idx, (size_t)A->nnz * iw));
+  CHECK(gpu_download(H.values, A->values, (size_t)A->nnz * vw));
+  CHECK(gpu_set_backend(GPU_BACKEND_HOST));
+  CHECK(gpu_spmv(&H, h_x, h_ref, 1.0, 0.0));
+  CHECK(gpu_set_backend(backend));
+  const double eps = A->value_type == GPU_F32 ? 0x1p-23 : 0x1p-52;
+  size_t bad = 0;
+  for (int64_t r = 0; r < A->rows; r++) {
+    const int64_t lo = index_at(H.row_ptr, r, A->index_type), hi = index_at(H.row_ptr, r + 1, A->index_type);
+    double magnitude = 0;
+    for (int64_t k = lo; k < hi; k++)
+      magnitude += fabs(value_at(H.values, k, A->value_type) *
+                        value_at(h_x, index_at(H.col_idx, k, A->index_type), A->value_type));
+    const double got = value_at(h_y, r, A->value_type), want = value_at(h_ref, r, A->value_type);
+    bad += !(got == want || fabs(got - want) <= 2 * eps * (double)(hi - lo + 2) * magnitude);
+  }
+  free(H.row_ptr);
+  free(H.col_idx);
+  free(H.values);
+  free(h_ref);
+  return bad;
+}
+
+/* gpuprim spmv FILE.mtx: read, validate, time y = A x without and with a
+ * plan, and on CUDA check the result against the host backend. */
+static int spmv_file(const char *path, gpu_dtype vt, gpu_dtype it, int reps, gpu_backend backend) {
+  if (backend != GPU_BACKEND_AUTO) CHECK(gpu_set_backend(backend)); /* else GPUPRIM_BACKEND decides */
+  const gpu_backend b = gpu_get_backend();
+  gpu_csr A;
+  double t0 = now();
+  CHECK(gpu_csr_read_mm(path, vt, it, &A));
+  const double read_s = now() - t0;
+  CHECK(gpu_csr_validate(&A));
+  printf("%s: %lld x %lld, %lld entries, %s values, %s indices; read in %.3f s, valid; %s backend\n", path,
+         (long long)A.rows, (long long)A.cols, (long long)A.nnz, type_name(vt), type_name(it), read_s,
+         b == GPU_BACKEND_CUDA ? "CUDA" : "host");
+  const size_t vw = gpu_dtype_size(vt);
+  void *h_x = malloc((size_t)A.cols * vw + 1), *h_y = malloc((size_t)A.rows * vw + 1), *d_x = NULL, *d_y = NULL;
+  if (!h_x || !h_y) die("host vectors", GPU_ERR_OUT_OF_MEMORY);
+  fill(h_x, (size_t)A.cols, vt);
+  CHECK(gpu_alloc(&d_x, (size_t)A.cols * vw));
+  CHECK(gpu_alloc(&d_y, (size_t)A.rows * vw));
+  CHECK(gpu_upload(d_x, h_x, (size_t)A.cols * vw));
+
+  if (reps <= 0) { /* about half a second of products, 3 at least */
+    const double once = spmv_seconds(&A, NULL, d_x, d_y, 1);
+    reps = once > 0 ? (int)fmin(fmax(0.5 / once, 3), 100000) : 100000;
+  }
+  const double flops = 2.0 * (double)A.nnz;
+  const double direct = spmv_seconds(&A, NULL, d_x, d_y, reps);
+  printf("  gpu_spmv            %10.4f ms a product, %8.2f GFLOP/s (%d products)\n", direct * 1e3,
+         flops / direct * 1e-9, reps);
+  gpu_spmv_plan *plan = NULL;
+  t0 = now();
+  CHECK(gpu_spmv_plan_create(&plan, &A));
+  const double plan_s = now() - t0;
+  const double planned = spmv_seconds(&A, plan, d_x, d_y, reps);
+  printf("  gpu_spmv_plan_run   %10.4f ms a product, %8.2f GFLOP/s (plan made in %.3f ms)\n", planned * 1e3,
+         flops / planned * 1e-9, plan_s * 1e3);
+  gpu_spmv_plan_destroy(plan);
+
+  int failures = 0;
+  if (b == GPU_BACKEND_CUDA) {
+    CHECK(gpu_download(h_y, d_y, (size_t)A.rows * vw));
+    const size_t bad = spmv_check_against_host(&A, h_x, h_y, b);
+    printf("  check against the host backend: %s", bad ? "FAILED: " : "ok\n");
+    if (bad) printf("%zu of %lld rows differ\n", bad, (long long)A.rows);
+    failures = bad != 0;
+  }
+  CHECK(gpu_free(d_x));
+  CHECK(gpu_free(d_y));
+  CHECK(gpu_csr_free(&A));
+  free(h_x);
+  free(h_y);
+  return failures;
+}
+
+static int spmv_main(int argc, char **argv) {
+  const char *path = NULL;
+  gpu_dtype vt = GPU_F64, it = GPU_I32;
+  gpu_backend backend = GPU_BACKEND_AUTO;
+  int reps = 0;
+  for (int i = 2; i < argc; i++) {
+    if (!strcmp(argv[i], "--f32")) {
+      vt = GPU_F32;
+    } else if (!strcmp(argv[i], "--i64")) {
+      it = GPU_I64;
+    } else if (!strcmp(argv[i], "--host")) {
+      backend = GPU_BACKEND_HOST;
+    } else if (!strcmp(argv[i], "-r") && i + 1 < argc) {
+      reps = atoi(argv[++i]);
+      if (reps <= 0) return usage();
+    } else if (argv[i][0] != '-' && !path) {
+      path = argv[i];
+    } else {
+      return usage();
+    }
+  }
+  return path ? spmv_file(path, vt, it, reps, backend) : usage();
+}
+
 static int usage(void) {
   fprintf(stderr,
           "usage: gpuprim demo [-n N] [--host]   every primitive at a real size, checked, with throughput\n"
+          "       gpuprim spmv FILE.mtx [--f32] [--i64] [-r REPS] [--host]\n"
+          "                                      y = A x timed without and with a plan, checked on CUDA\n"
           "       gpuprim version\n");
   return 2;
 }
@@ -323,6 +470,7 @@ int main(int argc, char **argv) {
     printf("gpuprim %s (backend: %s)\n", gpu_version(), gpu_get_backend() == GPU_BACKEND_CUDA ? "CUDA" : "host");
     return 0;
   }
+  if (!strcmp(argv[1], "spmv")) return spmv_main(argc, argv);
   if (!strcmp(argv[1], "demo")) {
     size_t n = 0;
     gpu_backend backend = GPU_BACKEND_AUTO;

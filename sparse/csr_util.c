@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/core.h"
+#include "csr_check.h"
 
 enum { CHUNK_ENTRIES = 1 << 20 };
 
@@ -31,8 +32,7 @@ static int64_t index_at(const void *chunk, size_t k, bool i32) {
   return i32 ? ((const int32_t *)chunk)[k] : ((const int64_t *)chunk)[k];
 }
 
-/* The arguments' shape: counts, types, and arrays that exist and are long enough. */
-static gpu_status check_shape(const char *fn, const gpu_csr *A, gpu_backend b) {
+gpu_status gp_csr_check_shape(const char *fn, const gpu_csr *A, gpu_backend b) {
   if (A->rows < 0 || A->cols < 0 || A->nnz < 0)
     return gp_fail(GPU_ERR_INVALID_ARGUMENT,
                    "%s: negative count: rows = %lld, cols = %lld, nnz = %lld", fn,
@@ -113,7 +113,7 @@ gpu_status gpu_csr_validate(const gpu_csr *A) {
   if (!A) return gp_fail(GPU_ERR_INVALID_ARGUMENT, "%s: A is NULL", fn);
   gpu_backend b;
   gpu_status s = gp_backend(fn, &b);
-  if (s == GPU_OK) s = check_shape(fn, A, b);
+  if (s == GPU_OK) s = gp_csr_check_shape(fn, A, b);
   if (s != GPU_OK) return s;
   size_t most = (size_t)(A->rows + 1 > A->nnz ? A->rows + 1 : A->nnz);
   size_t entries = most < CHUNK_ENTRIES ? most : CHUNK_ENTRIES;

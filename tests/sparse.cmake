@@ -6,3 +6,11 @@ foreach(suite test_mm_read test_mm_malformed test_mm_fuzz test_csr_util)
   gpuprim_add_test(${suite}_cuda SOURCES ${suite}.c mm_ref.c LABELS cuda)
   target_compile_definitions(${suite}_cuda PRIVATE TU_CUDA=1)
 endforeach()
+
+# gpu_spmv and its plans: products (test_spmv.c), bad arguments and malformed
+# matrices (test_spmv_args.c), on the host backend. The CUDA suite (the same
+# files with TU_CUDA=1, plus test_spmv_cuda.c) is registered when the CUDA
+# kernels land (issue 6): until then the CUDA backend answers UNSUPPORTED.
+set(GP_SPMV_TEST_SOURCES test_spmv.c test_spmv_args.c spmv_ref.c mm_ref.c)
+gpuprim_add_test(test_spmv_host SOURCES ${GP_SPMV_TEST_SOURCES} LABELS host)
+target_link_libraries(test_spmv_host PRIVATE OpenMP::OpenMP_C) # thread counts

@@ -1,0 +1,62 @@
+/*
+ * The CUDA backend's segmented scan and reduce, callable from C. Until the
+ * kernels land (issue 5), segmented_cuda_stub.c answers GPU_ERR_UNSUPPORTED.
+ *
+ * segmented.c has checked everything the host can check without reading
+ * device memory: type and operator, flags, each array's pointer, alignment and
+ * extent (in and out of n elements, heads of n bytes, offsets of nseg + 1
+ * entries), in == out or disjoint, out disjoint from heads and offsets.
+ *
+ * The offsets themselves live in device memory and arrive UNVALIDATED. The
+ * rule, the same as the host backend's (which checks them on the host):
+ *   - well formed: offsets[0] == 0, offsets[s] <= offsets[s + 1],
+ *     offsets[nseg] == n (empty segments allowed);
+ *   - the kernels never read or write outside in[0, n), out and offsets, even
+ *     for malformed offsets: each offset read is clamped into [0, n], and a
+ *     segment whose end is below its start (after clamping) is empty;
+ *   - when any offset was malformed (one outside [0, n], a decrease,
+ *     offsets[0] != 0 or offsets[nseg] != n), the call returns
+ *     GPU_ERR_INVALID_ARGUMENT, with a message "<entry point>: malformed
+ *     offsets ..." (a device flag read back by the call, so such a call waits
+ *     for its stream). out then holds unspecified values within its bounds
+ *     (the host backend leaves it untouched); in and offsets are unchanged.
+ */
+#ifndef GP_SEGMENTED_CUDA_H
+#define GP_SEGMENTED_CUDA_H
+
+#include "core/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * gpu_segscan_flags (heads != NULL, offsets == NULL, nseg == 0) or
+ * gpu_segscan_offsets (offsets != NULL, heads == NULL, nseg >= 1): exactly one
+ * of heads and offsets is non-NULL, and n > 0. heads[0] is ignored (a segment
+ * always starts at 0). flags: GPU_EXCLUSIVE, GPU_REVERSE as in gpu_scan;
+ * in == out allowed. Float results must be bitwise identical from run to run.
+ * Ordered on the thread's stream.
+ */
+gpu_status gp_segscan_cuda(const void *in, void *out, size_t n, const uint8_t *heads,
+                           const int64_t *offsets, size_t nseg, gpu_dtype t, gpu_op op,
+                           unsigned flags);
+
+/*
+ * gpu_segreduce: out[s] = in[offsets[s]] op ... op in[offsets[s+1] - 1], the
+ * identity for an empty segment; nseg >= 1. n is not known on the host: it
+ * is offsets[nseg], read on the device, and the clamping rule above applies
+ * with that n (a negative offsets[nseg] counts as 0 and as malformed). in may
+ * be NULL, which means n == 0: every offset must then be 0, and any other
+ * value is clamped to 0 and reported as malformed. When in is not NULL,
+ * segmented.c has checked that it is aligned device-reachable memory, but
+ * NOT that it holds offsets[nseg] elements (that needs n on the host).
+ */
+gpu_status gp_segreduce_cuda(const void *in, const int64_t *offsets, size_t nseg, void *out,
+                             gpu_dtype t, gpu_op op);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
