@@ -1,7 +1,7 @@
 /*
  * Host-side launch code of compaction for one element type: sizes the grid
  * and the look-back state, launches the one-pass kernel (compiled with the
- * library, or at run time for a formula), reverses partition's tail, and
+ * library, or at run time for a formula), counts first for partition, and
  * returns the kept count. Included by one compact_cuda_<type>.cu per type.
  */
 #pragma once

@@ -19,6 +19,7 @@
  * backend those copies are memcpy's). Nothing here passes memory of one
  * kind where the other is expected.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,12 +66,26 @@ static void diagonal(const gpu_csr *A, double *diag) {
   free(values);
 }
 
+static int usage(void) {
+  fprintf(stderr, "usage: cg_example FILE.mtx [tolerance (1e-10) [max_iterations (10 n)]]\n");
+  return 2;
+}
+
 int main(int argc, char **argv) {
-  if (argc < 2 || argc > 4) {
-    fprintf(stderr, "usage: cg_example FILE.mtx [tolerance (1e-10) [max_iterations (10 n)]]\n");
-    return 2;
+  if (argc < 2 || argc > 4) return usage();
+  /* atof and atoll would take "abc" as 0 and run to the iteration limit. */
+  char *end = NULL;
+  errno = 0;
+  const double tolerance = argc > 2 ? strtod(argv[2], &end) : 1e-10;
+  if (argc > 2 && (errno || end == argv[2] || *end || !(tolerance > 0) || !isfinite(tolerance))) {
+    fprintf(stderr, "cg_example: the tolerance must be a positive number, not '%s'\n", argv[2]);
+    return usage();
   }
-  const double tolerance = argc > 2 ? atof(argv[2]) : 1e-10;
+  const long long iteration_limit = argc > 3 ? strtoll(argv[3], &end, 10) : 0;
+  if (argc > 3 && (errno || end == argv[3] || *end || iteration_limit <= 0)) {
+    fprintf(stderr, "cg_example: max_iterations must be a positive whole number, not '%s'\n", argv[3]);
+    return usage();
+  }
   gpu_csr A;
   check(gpu_csr_read_mm(argv[1], GPU_F64, GPU_I32, &A), "gpu_csr_read_mm");
   check(gpu_csr_validate(&A), "gpu_csr_validate");
@@ -79,7 +94,7 @@ int main(int argc, char **argv) {
             (long long)A.rows, (long long)A.cols);
     return 1;
   }
-  const int64_t n = A.rows, max_iterations = argc > 3 ? atoll(argv[3]) : 10 * n;
+  const int64_t n = A.rows, max_iterations = argc > 3 ? (int64_t)iteration_limit : 10 * n;
   printf("%s: %lld x %lld, %lld entries, %s backend\n", argv[1], (long long)n, (long long)n,
          (long long)A.nnz, gpu_get_backend() == GPU_BACKEND_CUDA ? "CUDA" : "host");
 

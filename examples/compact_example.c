@@ -8,7 +8,10 @@
  *
  *   compact_example [n]      (GPUPRIM_BACKEND=host to run it without a GPU)
  */
+#include <ctype.h>
+#include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -51,9 +54,18 @@ static int filter(const char *what, const float *readings, size_t n, gpu_pred pr
 }
 
 int main(int argc, char **argv) {
-  size_t n = argc > 1 ? (size_t)strtoull(argv[1], NULL, 0) : 100000000;
-  if (n == 0) {
-    fprintf(stderr, "usage: compact_example [n > 0]\n");
+  /* n floats are allocated: n * 4 bytes must not wrap. strtoull alone would
+   * take "-1" as 2^64 - 1 and "5x" as 5. */
+  size_t n = 100000000;
+  if (argc > 1) {
+    char *end = NULL;
+    errno = 0;
+    const unsigned long long v = strtoull(argv[1], &end, 0);
+    const int whole = isdigit((unsigned char)argv[1][0]) && !errno && !*end;
+    n = whole && v <= SIZE_MAX / sizeof(float) ? (size_t)v : 0;
+  }
+  if (argc > 2 || n == 0) {
+    fprintf(stderr, "usage: compact_example [n], n a whole number from 1 to %zu\n", SIZE_MAX / sizeof(float));
     return 2;
   }
   printf("gpuprim %s, %s backend, n = %zu\n", gpu_version(), gpu_get_backend() == GPU_BACKEND_CUDA ? "CUDA" : "host", n);

@@ -1,9 +1,9 @@
 /*
  * gpuprim, the command-line tool.
  *
- *   gpuprim demo [-n N] [--host]   every primitive at a real size, each result
- *                                  checked against the host backend, and a
- *                                  throughput table
+ *   gpuprim demo [-n N] [--host]   scan, reduce, compaction and partition at a
+ *                                  real size, each result checked against the
+ *                                  host backend, and a throughput table
  *   gpuprim spmv FILE.mtx [--f32] [--i64] [-r REPS] [--host]
  *                                  a Matrix Market file read, validated and
  *                                  multiplied (y = A x) without and with a
@@ -14,7 +14,11 @@
  * The demo runs on the GPU where there is one (GPUPRIM_BACKEND or --host
  * choose otherwise): by default 2^28 elements there, 2^24 on the host.
  */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -319,6 +323,16 @@ static int demo(size_t n, gpu_backend backend) {
 
 static int usage(void);
 
+/* text as a count in [1, max], decimal or 0x hex, or 0 when it is not one:
+ * strtoull alone takes "-5" as 2^64 - 5 and "5x" as 5. */
+static unsigned long long parse_count(const char *text, unsigned long long max) {
+  if (!isdigit((unsigned char)text[0])) return 0;
+  errno = 0;
+  char *end = NULL;
+  const unsigned long long v = strtoull(text, &end, 0);
+  return errno || *end || v > max ? 0 : v;
+}
+
 /* Element k of a host array of an index or value type, as int64 / double. */
 static int64_t index_at(const void *a, int64_t k, gpu_dtype t) {
   return t == GPU_I32 ? ((const int32_t *)a)[k] : ((const int64_t *)a)[k];
@@ -443,21 +457,34 @@ static int spmv_main(int argc, char **argv) {
       it = GPU_I64;
     } else if (!strcmp(argv[i], "--host")) {
       backend = GPU_BACKEND_HOST;
-    } else if (!strcmp(argv[i], "-r") && i + 1 < argc) {
-      reps = atoi(argv[++i]);
-      if (reps <= 0) return usage();
-    } else if (argv[i][0] != '-' && !path) {
-      path = argv[i];
-    } else {
+    } else if (!strcmp(argv[i], "-r")) {
+      const char *text = i + 1 < argc ? argv[++i] : "";
+      reps = (int)parse_count(text, INT_MAX);
+      if (reps == 0) {
+        fprintf(stderr, "gpuprim spmv: -r wants a whole number from 1 to %d, not '%s'\n", INT_MAX, text);
+        return usage();
+      }
+    } else if (argv[i][0] == '-') {
+      fprintf(stderr, "gpuprim spmv: unknown option '%s'\n", argv[i]);
       return usage();
+    } else if (path) {
+      fprintf(stderr, "gpuprim spmv: one FILE.mtx at a time, not '%s' and '%s'\n", path, argv[i]);
+      return usage();
+    } else {
+      path = argv[i];
     }
   }
-  return path ? spmv_file(path, vt, it, reps, backend) : usage();
+  if (!path) {
+    fprintf(stderr, "gpuprim spmv: no FILE.mtx given\n");
+    return usage();
+  }
+  return spmv_file(path, vt, it, reps, backend);
 }
 
 static int usage(void) {
   fprintf(stderr,
-          "usage: gpuprim demo [-n N] [--host]   every primitive at a real size, checked, with throughput\n"
+          "usage: gpuprim demo [-n N] [--host]   scan, reduce, compaction, partition at a real size, checked,\n"
+          "                                      with throughput\n"
           "       gpuprim spmv FILE.mtx [--f32] [--i64] [-r REPS] [--host]\n"
           "                                      y = A x timed without and with a plan, checked on CUDA\n"
           "       gpuprim version\n");
@@ -467,6 +494,10 @@ static int usage(void) {
 int main(int argc, char **argv) {
   if (argc < 2) return usage();
   if (!strcmp(argv[1], "version")) {
+    if (argc > 2) {
+      fprintf(stderr, "gpuprim version: takes no arguments, not '%s'\n", argv[2]);
+      return usage();
+    }
     printf("gpuprim %s (backend: %s)\n", gpu_version(), gpu_get_backend() == GPU_BACKEND_CUDA ? "CUDA" : "host");
     return 0;
   }
@@ -475,17 +506,25 @@ int main(int argc, char **argv) {
     size_t n = 0;
     gpu_backend backend = GPU_BACKEND_AUTO;
     for (int i = 2; i < argc; i++) {
-      if (!strcmp(argv[i], "-n") && i + 1 < argc) {
-        char *end = NULL;
-        n = (size_t)strtoull(argv[++i], &end, 0);
-        if (!end || *end || n == 0) return usage();
+      if (!strcmp(argv[i], "-n")) {
+        /* The demo holds three host buffers of n 8-byte elements. */
+        const char *text = i + 1 < argc ? argv[++i] : "";
+        n = (size_t)parse_count(text, SIZE_MAX / 8);
+        if (n == 0) {
+          fprintf(stderr, "gpuprim demo: -n wants a whole number from 1 to %zu, not '%s'\n",
+                  (size_t)(SIZE_MAX / 8), text);
+          return usage();
+        }
       } else if (!strcmp(argv[i], "--host")) {
         backend = GPU_BACKEND_HOST;
       } else {
+        fprintf(stderr, "gpuprim demo: unknown argument '%s'\n", argv[i]);
         return usage();
       }
     }
     return demo(n, backend);
   }
+  if (strcmp(argv[1], "-h") && strcmp(argv[1], "--help") && strcmp(argv[1], "help"))
+    fprintf(stderr, "gpuprim: unknown command '%s'\n", argv[1]);
   return usage();
 }

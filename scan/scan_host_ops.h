@@ -1,10 +1,10 @@
 /*
  * The operators of API.md in C for the host backend, one inline function per
  * (type, op), with the same semantics as the device's (scan/device/ops.cuh):
- * integer ADD/MUL wrap through the unsigned type, float MIN/MAX propagate NaN
- * (device: min/max.NaN). Layers above scan (segmented) use
- * these too. Float MIN/MAX are IEEE 754-2019 minimum/maximum: NaN propagates
- * and -0 < +0, so the result does not depend on the operands' order.
+ * integer ADD/MUL wrap through the unsigned type; float MIN/MAX are IEEE
+ * 754-2019 minimum/maximum (device: min/max.NaN): NaN propagates and -0 < +0,
+ * so the result does not depend on the operands' order. Layers above scan
+ * (segmented) use these too.
  *
  * GP_HOST_TYPES(X) and GP_HOST_OPS_<kind>(X) are X-macros that list what
  * exists, so tables and functions are generated from one list.
@@ -31,12 +31,12 @@
   static inline T gp_mul_##S(T a, T b) { return F ? (T)(a * b) : (T)((U)a * (U)b); }        \
   static inline T gp_min_##S(T a, T b) {                                                    \
     if (a != a || b != b) return a != a ? a : b;                                            \
-    if (F && a == b) return signbit((double)a) ? a : b;                                            \
+    if (F && a == b) return signbit((double)a) ? a : b;                                     \
     return b < a ? b : a;                                                                   \
   }                                                                                         \
   static inline T gp_max_##S(T a, T b) {                                                    \
     if (a != a || b != b) return a != a ? a : b;                                            \
-    if (F && a == b) return signbit((double)a) ? b : a;                                            \
+    if (F && a == b) return signbit((double)a) ? b : a;                                     \
     return a < b ? b : a;                                                                   \
   }
 GP_HOST_TYPES(GP_DEFINE_HOST_OPS)

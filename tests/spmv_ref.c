@@ -123,3 +123,23 @@ void spmv_expect_refused(gpu_status s, const char *words) {
                 gpu_status_string(s), gpu_last_error(), words);
   ck_assert_msg(strstr(gpu_last_error(), words), "message '%s' lacks '%s'", gpu_last_error(), words);
 }
+
+const char *spmv_bad_shape(gpu_csr *B, int k) {
+  switch (k) {
+    case 0: B->rows = -1; return "negative";
+    case 1: B->cols = -1; return "negative";
+    case 2: B->nnz = -1; return "negative";
+    case 3: B->index_type = GPU_F32; return "index_type";
+    case 4: B->index_type = GPU_U32; return "index_type";
+    case 5: B->index_type = GPU_U64; return "index_type";
+    case 6: B->index_type = (gpu_dtype)42; return "index_type";
+    case 7: B->value_type = GPU_I32; return "value_type";
+    case 8: B->value_type = GPU_I64; return "value_type";
+    case 9: B->value_type = (gpu_dtype)-1; return "value_type";
+    case 10: B->row_ptr = NULL; return "row_ptr is NULL";
+    case 11: B->col_idx = NULL; return "col_idx is NULL";
+    case 12: B->values = NULL; return "values is NULL";
+    case 13: B->row_ptr = (char *)B->row_ptr + 1; return "aligned";
+    default: B->rows = INT64_MAX; return "row_ptr"; /* rows + 1 indices overflow a size_t */
+  }
+}

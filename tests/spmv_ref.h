@@ -48,6 +48,13 @@ void *spmv_product(const gpu_csr *A, const void *x_host, const void *y0_host, do
 /* s is INVALID_ARGUMENT and gpu_last_error() holds words. */
 void spmv_expect_refused(gpu_status s, const char *words);
 
+/* The ways a gpu_csr's fields can be wrong, which gpu_csr_validate and the
+ * SpMV entry points refuse with INVALID_ARGUMENT without reading A's arrays:
+ * for k in [0, SPMV_BAD_SHAPES), spoils one field of B (a copy of a valid
+ * matrix) and returns words the refusal's message must hold. */
+enum { SPMV_BAD_SHAPES = 15 };
+const char *spmv_bad_shape(gpu_csr *B, int k);
+
 /* The suite's other test cases: bad arguments and malformed matrices
  * (test_spmv_args.c), and the CUDA backend's own (test_spmv_cuda.c). */
 TCase *test_spmv_args_tcase(void);

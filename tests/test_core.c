@@ -112,6 +112,14 @@ START_TEST(argument_checks) {
   ck_assert_int_eq(gp_check_same_or_disjoint("f", "a", a, "b", a + 8, 32), GPU_OK);
   ck_assert_int_eq(gp_check_same_or_disjoint("f", "a", a, "b", a + 8, 36), GPU_ERR_INVALID_ARGUMENT);
   ck_assert_int_eq(gp_check_same_or_disjoint("f", "a", a + 8, "b", a, 36), GPU_ERR_INVALID_ARGUMENT);
+  /* gp_check_disjoint: arrays of their own sizes, the same array refused too. */
+  ck_assert_int_eq(gp_check_disjoint("f", "a", a, 32, "b", a + 8, 32), GPU_OK);
+  ck_assert_int_eq(gp_check_disjoint("f", "a", a + 8, 32, "b", a, 32), GPU_OK);
+  ck_assert_int_eq(gp_check_disjoint("f", "a", a, 36, "b", a + 8, 4), GPU_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(gp_check_disjoint("f", "a", a + 8, 4, "b", a, 36), GPU_ERR_INVALID_ARGUMENT);
+  ck_assert_str_eq(gpu_last_error(), "f: a and b overlap");
+  ck_assert_int_eq(gp_check_disjoint("f", "a", a, 4, "b", a, 4), GPU_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(gp_check_disjoint("f", "a", a, 0, "b", a, 64), GPU_OK);
   ck_assert_int_eq(gp_check_dtype_op("f", GPU_F32, GPU_XOR), GPU_ERR_UNSUPPORTED);
   ck_assert_int_eq(gp_check_dtype_op("f", GPU_U64, GPU_XOR), GPU_OK);
   ck_assert_int_eq(gp_check_flags("f", 3, 3), GPU_OK);
@@ -137,6 +145,31 @@ START_TEST(last_error_per_thread) {
 }
 END_TEST
 
+/* ctest runs this suite again as test_core_bad_backend_variable with
+ * GPUPRIM_BACKEND=bogus (core.cmake): a thread that chose no backend gets
+ * INVALID_ARGUMENT, naming the variable, from calls that need a backend. */
+static void *calls_with_default_backend(void *arg) {
+  gpu_status *s = arg;
+  void *p = (void *)1;
+  s[0] = gpu_synchronize();
+  s[1] = gpu_alloc(&p, 16);
+  s[2] = gpu_scan(NULL, NULL, 0, GPU_I32, GPU_ADD, 0);
+  s[3] = strstr(gpu_last_error(), "GPUPRIM_BACKEND=bogus") ? GPU_ERR_INVALID_ARGUMENT : GPU_OK;
+  s[4] = p == (void *)1 ? GPU_ERR_INVALID_ARGUMENT : GPU_OK; /* untouched */
+  return NULL;
+}
+
+START_TEST(bad_backend_variable) {
+  const char *v = getenv("GPUPRIM_BACKEND");
+  if (!v || strcmp(v, "bogus") != 0) return;
+  gpu_status s[5];
+  pthread_t t;
+  pthread_create(&t, NULL, calls_with_default_backend, s);
+  pthread_join(t, NULL);
+  for (int i = 0; i < 5; i++) ck_assert_int_eq(s[i], GPU_ERR_INVALID_ARGUMENT);
+}
+END_TEST
+
 int main(void) {
   tu_init("core");
   Suite *s = suite_create("core");
@@ -148,6 +181,7 @@ int main(void) {
   tcase_add_test(tc, host_memory);
   tcase_add_test(tc, argument_checks);
   tcase_add_test(tc, last_error_per_thread);
+  tcase_add_test(tc, bad_backend_variable);
   suite_add_tcase(s, tc);
   return tu_run(s, true);
 }

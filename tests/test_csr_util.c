@@ -7,71 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mm_ref.h"
+#include "spmv_ref.h"
 #include "test_util.h"
-
-/* A random valid CSR matrix built on the host (int64 indices, double values). */
-typedef struct {
-  int64_t rows, cols, nnz;
-  int64_t *row_ptr, *col_idx;
-  double *values;
-} host_csr;
-
-static host_csr random_csr(int64_t rows, int64_t cols, int64_t max_per_row) {
-  host_csr h = {rows, cols, 0, tu_xmalloc(((size_t)rows + 1) * sizeof(int64_t)), NULL, NULL};
-  h.row_ptr[0] = 0;
-  for (int64_t r = 0; r < rows; r++)
-    h.row_ptr[r + 1] = h.row_ptr[r] + (cols ? (int64_t)tu_below((uint64_t)max_per_row + 1) : 0);
-  h.nnz = h.row_ptr[rows];
-  h.col_idx = tu_xmalloc(((size_t)h.nnz + 1) * sizeof(int64_t));
-  h.values = tu_xmalloc(((size_t)h.nnz + 1) * sizeof(double));
-  for (int64_t k = 0; k < h.nnz; k++) {
-    h.col_idx[k] = (int64_t)tu_below((uint64_t)cols);
-    h.values[k] = tu_uniform();
-  }
-  return h;
-}
-
-static void free_host(host_csr *h) {
-  free(h->row_ptr);
-  free(h->col_idx);
-  free(h->values);
-}
-
-/* Copies h into backend memory with the given types. */
-static gpu_csr upload(const host_csr *h, gpu_dtype it, gpu_dtype vt) {
-  size_t is = gpu_dtype_size(it), vs = gpu_dtype_size(vt);
-  size_t np = (size_t)h->rows + 1, nz = (size_t)h->nnz;
-  char *rp = tu_xmalloc(np * is), *ci = tu_xmalloc((nz + 1) * is), *va = tu_xmalloc((nz + 1) * vs);
-  for (size_t k = 0; k < np; k++) {
-    if (it == GPU_I32)
-      ((int32_t *)rp)[k] = (int32_t)h->row_ptr[k];
-    else
-      ((int64_t *)rp)[k] = h->row_ptr[k];
-  }
-  for (size_t k = 0; k < nz; k++) {
-    if (it == GPU_I32)
-      ((int32_t *)ci)[k] = (int32_t)h->col_idx[k];
-    else
-      ((int64_t *)ci)[k] = h->col_idx[k];
-    if (vt == GPU_F32)
-      ((float *)va)[k] = (float)h->values[k];
-    else
-      ((double *)va)[k] = h->values[k];
-  }
-  gpu_csr A = {h->rows, h->cols, h->nnz, tu_alloc(np * is), NULL, NULL, it, vt};
-  if (nz) {
-    A.col_idx = tu_alloc(nz * is);
-    A.values = tu_alloc(nz * vs);
-  }
-  tu_upload(A.row_ptr, rp, np * is);
-  tu_upload(A.col_idx, ci, nz * is);
-  tu_upload(A.values, va, nz * vs);
-  free(rp);
-  free(ci);
-  free(va);
-  return A;
-}
 
 /* Sets element k of a backend index array. */
 static void poke(void *array, gpu_dtype it, int64_t k, int64_t x) {
@@ -84,11 +21,7 @@ static void poke(void *array, gpu_dtype it, int64_t k, int64_t x) {
 }
 
 static void expect_invalid(const gpu_csr *A, const char *words) {
-  gpu_status s = gpu_csr_validate(A);
-  ck_assert_msg(s == GPU_ERR_INVALID_ARGUMENT, "got %s (%s), want INVALID_ARGUMENT for '%s'",
-                gpu_status_string(s), gpu_last_error(), words);
-  ck_assert_msg(strstr(gpu_last_error(), words), "message '%s' lacks '%s'", gpu_last_error(),
-                words);
+  spmv_expect_refused(gpu_csr_validate(A), words);
 }
 
 static const gpu_dtype index_types[] = {GPU_I32, GPU_I64};
@@ -99,14 +32,14 @@ START_TEST(valid_matrices_pass) {
                                {1000, 3, 4}, {1, 50000, 2000}, {2000, 2000, 40}};
   for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++)
     for (int t = 0; t < 4; t++) {
-      host_csr h = random_csr(shapes[k][0], shapes[k][1], shapes[k][2]);
-      gpu_csr A = upload(&h, index_types[t & 1], value_types[t >> 1]);
+      ref_csr h = spmv_random_matrix(shapes[k][0], shapes[k][1], shapes[k][2], 0);
+      gpu_csr A = spmv_upload_matrix(&h, index_types[t & 1], value_types[t >> 1]);
       ck_assert_msg(gpu_csr_validate(&A) == GPU_OK, "%s", gpu_last_error());
       ck_assert(gpu_csr_free(&A) == GPU_OK);
       gpu_csr zero;
       memset(&zero, 0, sizeof zero);
       ck_assert(memcmp(&A, &zero, sizeof A) == 0);
-      free_host(&h);
+      ref_free(&h);
     }
 }
 END_TEST
@@ -114,13 +47,13 @@ END_TEST
 START_TEST(each_corruption_is_named) {
   for (int t = 0; t < 4; t++) {
     gpu_dtype it = index_types[t & 1], vt = value_types[t >> 1];
-    host_csr h = random_csr(40, 30, 6);
+    ref_csr h = spmv_random_matrix(40, 30, 6, 0);
     /* Row 16 and the last row non-empty, so that the pokes below break only what they mean to. */
     while (h.row_ptr[17] - h.row_ptr[16] < 2 || h.row_ptr[40] == h.row_ptr[39] || h.nnz < 10) {
-      free_host(&h);
-      h = random_csr(40, 30, 6);
+      ref_free(&h);
+      h = spmv_random_matrix(40, 30, 6, 0);
     }
-    gpu_csr A = upload(&h, it, vt);
+    gpu_csr A = spmv_upload_matrix(&h, it, vt);
     char words[128];
     poke(A.row_ptr, it, 0, 1); /* row_ptr[0] != 0 */
     expect_invalid(&A, "row_ptr[0] = 1, not 0");
@@ -154,7 +87,7 @@ START_TEST(each_corruption_is_named) {
     A.cols = h.cols;
     ck_assert(gpu_csr_validate(&A) == GPU_OK);
     ck_assert(gpu_csr_free(&A) == GPU_OK);
-    free_host(&h);
+    ref_free(&h);
   }
 }
 END_TEST
@@ -163,10 +96,11 @@ END_TEST
  * boundary, and a bad column in a later chunk, must still be found. */
 START_TEST(corruption_across_chunks) {
   const int64_t chunk = 1 << 20;
-  host_csr h = random_csr(chunk + 100, 1000, 3); /* about 2M entries: two col_idx chunks */
+  /* About 1.5M entries: two col_idx chunks. */
+  ref_csr h = spmv_random_matrix(chunk + 100, 1000, 3, 0);
   for (int t = 0; t < 2; t++) {
     gpu_dtype it = index_types[t];
-    gpu_csr A = upload(&h, it, GPU_F32);
+    gpu_csr A = spmv_upload_matrix(&h, it, GPU_F32);
     ck_assert(gpu_csr_validate(&A) == GPU_OK);
     poke(A.row_ptr, it, chunk, h.row_ptr[chunk - 1] - 1);
     char words[128];
@@ -180,58 +114,24 @@ START_TEST(corruption_across_chunks) {
     expect_invalid(&A, words);
     ck_assert(gpu_csr_free(&A) == GPU_OK);
   }
-  free_host(&h);
+  ref_free(&h);
 }
 END_TEST
 
 START_TEST(bad_arguments) {
-  host_csr h = random_csr(10, 10, 3);
+  ref_csr h = spmv_random_matrix(10, 10, 3, 0);
   while (h.nnz == 0) {
-    free_host(&h);
-    h = random_csr(10, 10, 3);
+    ref_free(&h);
+    h = spmv_random_matrix(10, 10, 3, 0);
   }
-  gpu_csr A = upload(&h, GPU_I64, GPU_F64), B;
+  gpu_csr A = spmv_upload_matrix(&h, GPU_I64, GPU_F64), B;
   ck_assert(gpu_csr_validate(NULL) == GPU_ERR_INVALID_ARGUMENT);
   ck_assert(strstr(gpu_last_error(), "gpu_csr_validate: A is NULL"));
-  B = A;
-  B.rows = -1;
-  expect_invalid(&B, "negative");
-  B = A;
-  B.cols = -1;
-  expect_invalid(&B, "negative");
-  B = A;
-  B.nnz = -1;
-  expect_invalid(&B, "negative");
-  B = A;
-  B.row_ptr = NULL;
-  expect_invalid(&B, "row_ptr is NULL");
-  B = A;
-  B.col_idx = NULL;
-  expect_invalid(&B, "col_idx is NULL");
-  B = A;
-  B.values = NULL;
-  expect_invalid(&B, "values is NULL");
-  B = A;
-  B.index_type = GPU_F32;
-  expect_invalid(&B, "index_type");
-  B = A;
-  B.index_type = GPU_U64;
-  expect_invalid(&B, "index_type");
-  B = A;
-  B.index_type = (gpu_dtype)42;
-  expect_invalid(&B, "index_type");
-  B = A;
-  B.value_type = GPU_I32;
-  expect_invalid(&B, "value_type");
-  B = A;
-  B.value_type = (gpu_dtype)-1;
-  expect_invalid(&B, "value_type");
-  B = A;
-  B.row_ptr = (char *)A.row_ptr + 1;
-  expect_invalid(&B, "aligned");
-  B = A;
-  B.rows = INT64_MAX;
-  expect_invalid(&B, "row_ptr");
+  for (int k = 0; k < SPMV_BAD_SHAPES; k++) {
+    B = A;
+    const char *words = spmv_bad_shape(&B, k);
+    expect_invalid(&B, words);
+  }
   /* nnz 0 needs no col_idx or values. */
   gpu_csr empty = {3, 3, 0, A.row_ptr, NULL, NULL, GPU_I64, GPU_F64};
   int64_t zeros[4] = {0, 0, 0, 0};
@@ -247,7 +147,7 @@ START_TEST(bad_arguments) {
   ck_assert(strstr(gpu_last_error(), "gpu_csr_free: A is NULL"));
   ck_assert(gpu_csr_free(&A) == GPU_OK);
   ck_assert(gpu_csr_free(&A) == GPU_OK); /* a zeroed matrix frees nothing */
-  free_host(&h);
+  ref_free(&h);
 }
 END_TEST
 

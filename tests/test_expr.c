@@ -15,12 +15,9 @@
 
 TCase *expr_eval_tcase(void);
 
-#define STR(E) #E,
-#define STR_UB(F, E) F,
-#define S(F) F,
-static const char *const all_types[] = {EXPR_COMMON_C(STR) EXPR_MORE_COMMON(S)};
-static const char *const int_types[] = {EXPR_INT_C(STR) EXPR_INT_UB(STR_UB) EXPR_MORE_INT(S)};
-static const char *const float_types[] = {EXPR_FLOAT_C(STR) EXPR_MORE_FLOAT(S)};
+static const char *const all_types[] = {EXPR_TEXTS_COMMON};
+static const char *const int_types[] = {EXPR_TEXTS_INT};
+static const char *const float_types[] = {EXPR_TEXTS_FLOAT};
 #define COUNT(a) (sizeof a / sizeof a[0])
 
 static gp_expr *compile_ok(const char *f, gpu_dtype t) {

@@ -16,12 +16,9 @@
 #include "compact/expr.h"
 #include "test_expr_formulas.h"
 
-#define STR(E) #E,
-#define STR_UB(F, E) F,
-#define S(F) F,
-static const char *const common_formulas[] = {EXPR_COMMON_C(STR) EXPR_MORE_COMMON(S)};
-static const char *const int_formulas[] = {EXPR_INT_C(STR) EXPR_INT_UB(STR_UB) EXPR_MORE_INT(S)};
-static const char *const float_formulas[] = {EXPR_FLOAT_C(STR) EXPR_MORE_FLOAT(S)};
+static const char *const common_formulas[] = {EXPR_TEXTS_COMMON};
+static const char *const int_formulas[] = {EXPR_TEXTS_INT};
+static const char *const float_formulas[] = {EXPR_TEXTS_FLOAT};
 #define COUNT(a) (sizeof a / sizeof a[0])
 
 static const char prelude[] =

@@ -171,4 +171,13 @@ const char *expr_value_text(gpu_dtype t, const void *in, size_t i, char buf[64])
   S("(x * x - 1) / (x + 1) == x - 1") S("min(x * 1e30, x) + max(x / 1e-30, -x) > 0") \
   S("x + 16777217 > x + 16777216")
 
+/* Every formula valid on all types, on integer types, on float types, as
+ * string initialisers: `static const char *const f[] = {EXPR_TEXTS_COMMON};`. */
+#define EXPR_TEXT_(E) #E,
+#define EXPR_TEXT_UB_(F, E) F,
+#define EXPR_TEXT_MORE_(F) F,
+#define EXPR_TEXTS_COMMON EXPR_COMMON_C(EXPR_TEXT_) EXPR_MORE_COMMON(EXPR_TEXT_MORE_)
+#define EXPR_TEXTS_INT EXPR_INT_C(EXPR_TEXT_) EXPR_INT_UB(EXPR_TEXT_UB_) EXPR_MORE_INT(EXPR_TEXT_MORE_)
+#define EXPR_TEXTS_FLOAT EXPR_FLOAT_C(EXPR_TEXT_) EXPR_MORE_FLOAT(EXPR_TEXT_MORE_)
+
 #endif /* GP_TEST_EXPR_FORMULAS_H */

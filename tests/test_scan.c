@@ -228,7 +228,8 @@ START_TEST(scan_bad_arguments) {
   int32_t h[100], back[100];
   for (int i = 0; i < 100; i++) h[i] = i;
   tu_upload(in, h, sizeof h);
-  int32_t r;
+  tu_poison(out, n * 4);
+  int32_t r = 12345;
   ck_assert_int_eq(gpu_scan(NULL, out, n, GPU_I32, GPU_ADD, 0), GPU_ERR_INVALID_ARGUMENT);
   ck_assert_ptr_nonnull(strstr(gpu_last_error(), "in is NULL"));
   ck_assert_int_eq(gpu_scan(in, NULL, n, GPU_I32, GPU_ADD, 0), GPU_ERR_INVALID_ARGUMENT);
@@ -244,6 +245,10 @@ START_TEST(scan_bad_arguments) {
   ck_assert_int_eq(gpu_reduce(in, n, GPU_I32, GPU_ADD, NULL), GPU_ERR_INVALID_ARGUMENT);
   ck_assert_int_eq(gpu_reduce(in, n, GPU_F32, GPU_OR, &r), GPU_ERR_UNSUPPORTED);
   ck_assert_int_eq(gpu_reduce(in, n, (gpu_dtype)6, GPU_ADD, &r), GPU_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(gpu_reduce(in, n, GPU_I32, (gpu_op)7, &r), GPU_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(gpu_reduce((char *)in + 2, 10, GPU_I32, GPU_ADD, &r), GPU_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(gpu_reduce(in, SIZE_MAX / 2, GPU_I32, GPU_ADD, &r), GPU_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(gpu_scan(in, (char *)out + 2, 10, GPU_I32, GPU_ADD, 0), GPU_ERR_INVALID_ARGUMENT);
 #if TU_CUDA
   /* Past the end of the allocation, and host memory, on the CUDA backend. */
   ck_assert_int_eq(gpu_scan(in, out, 2 * n, GPU_I32, GPU_ADD, 0), GPU_ERR_INVALID_ARGUMENT);
@@ -253,6 +258,12 @@ START_TEST(scan_bad_arguments) {
 #endif
   tu_download(back, in, sizeof back);
   ck_assert_mem_eq(back, h, sizeof h);
+  /* Nor was out written, nor host_result. */
+  unsigned char poison[400];
+  memset(poison, 0xA5, sizeof poison);
+  tu_download(back, out, sizeof back);
+  ck_assert_mem_eq(back, poison, sizeof back);
+  ck_assert_int_eq(r, 12345);
   /* n == 0: nothing to do, NULL pointers are fine; reduce gives the identity. */
   ck_assert_int_eq(gpu_scan(NULL, NULL, 0, GPU_F32, GPU_ADD, 0), GPU_OK);
   float f = 3;
@@ -266,7 +277,12 @@ START_TEST(scan_bad_arguments) {
 }
 END_TEST
 
-Suite *scan_suite(void) {
+/* One suite; the CUDA build adds test_scan_cuda.c's case (streams, graphs, n > 2^32). */
+#if TU_CUDA
+TCase *scan_cuda_tcase(void);
+#endif
+
+static Suite *scan_suite(void) {
   Suite *s = suite_create("scan");
   TCase *tc = tu_tcase("scan");
   tcase_add_test(tc, scan_bad_arguments);
@@ -278,28 +294,12 @@ Suite *scan_suite(void) {
   tcase_add_test(tc, scan_float_determinism);
   tcase_add_test(tc, reduce_every_combination);
   suite_add_tcase(s, tc);
+#if TU_CUDA
+  suite_add_tcase(s, scan_cuda_tcase());
+#endif
   return s;
 }
 
-#if TU_CUDA
-Suite *scan_cuda_suite(void); /* test_scan_cuda.c: streams, graphs, n > 2^32 */
-#endif
-
 int main(void) {
-#if TU_CUDA
-  tu_init("scan (CUDA backend)");
-  tu_require_cuda("scan (CUDA backend)");
-  SRunner *sr = srunner_create(scan_suite());
-  srunner_add_suite(sr, scan_cuda_suite());
-  srunner_set_fork_status(sr, CK_NOFORK);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  gpu_release_cached_memory();
-  return failed ? 1 : 0;
-#else
-  tu_init("scan (host backend)");
-  gpu_set_backend(GPU_BACKEND_HOST);
-  return tu_run(scan_suite(), false);
-#endif
+  return tu_main(TU_CUDA ? "scan (CUDA backend)" : "scan (host backend)", TU_THIS_BACKEND_IS_CUDA, scan_suite);
 }

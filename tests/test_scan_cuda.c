@@ -160,12 +160,10 @@ START_TEST(scan_above_2_to_32) {
 }
 END_TEST
 
-Suite *scan_cuda_suite(void) {
-  Suite *s = suite_create("scan (CUDA only)");
+TCase *scan_cuda_tcase(void) {
   TCase *tc = tu_tcase("cuda");
   tcase_add_test(tc, scan_graph_replay);
   tcase_add_test(tc, scan_concurrent_streams);
   tcase_add_test(tc, scan_above_2_to_32);
-  suite_add_tcase(s, tc);
-  return s;
+  return tc;
 }

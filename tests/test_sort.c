@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/core.h"
 #include "test_sort.h"
 #include "test_util.h"
 
@@ -23,10 +24,6 @@ static const gpu_dtype key_types[] = {GPU_I32, GPU_U32, GPU_I64, GPU_U64, GPU_F3
 enum { NTYPES = 6 };
 static const size_t value_widths[] = {0, 4, 8}; /* 0: gpu_sort_keys */
 static const unsigned directions[] = {GPU_ASCENDING, GPU_DESCENDING};
-static const char *type_name(gpu_dtype t) {
-  static const char *const names[] = {"i32", "u32", "i64", "u64", "f32", "f64"};
-  return names[t];
-}
 /* A combination: type x value width x direction. */
 enum { NCOMBOS = NTYPES * 3 * 2 };
 
@@ -206,7 +203,7 @@ static void check_sort(gpu_dtype t, size_t value_bytes, unsigned flags, kind k, 
   const gpu_dtype vt = vw == 4 ? GPU_U32 : GPU_U64;
   const bool descending = flags & GPU_DESCENDING;
   char what[128];
-  snprintf(what, sizeof what, "%s %s %s, %s, n = %zu", type_name(t),
+  snprintf(what, sizeof what, "%s %s %s, %s, n = %zu", gp_dtype_name(t),
            vw == 0 ? "keys" : vw == 4 ? "pairs4" : "pairs8", descending ? "desc" : "asc",
            kind_names[k], n);
 
@@ -402,6 +399,8 @@ START_TEST(bad_arguments) {
     expect_bad(gpu_sort_pairs(k, v, n, GPU_F32, widths[i], 0), INV, P, what);
     expect_bad(gpu_sort_pairs(k, v, 0, GPU_F32, widths[i], 0), INV, P, what);
   }
+  expect_bad(gpu_sort_pairs(k, v, SIZE_MAX / 2, GPU_U64, 4, 0), INV, P, "n * 8 keys overflows");
+  expect_bad(gpu_sort_pairs(k, v, SIZE_MAX / 6, GPU_U32, 8, 0), INV, P, "n * 8 values overflows");
   expect_bad(gpu_sort_pairs(k + 2, v, n, GPU_F32, 4, 0), INV, P, "keys misaligned");
   expect_bad(gpu_sort_pairs(k, v + 4, n, GPU_F32, 8, 0), INV, P, "values misaligned");
   expect_bad(gpu_sort_pairs(k, k, n, GPU_U32, 4, 0), INV, P, "values are the keys");

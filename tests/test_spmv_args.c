@@ -50,34 +50,19 @@ START_TEST(bad_arguments) {
   spmv_expect_refused(gpu_spmv_plan_create(&plan, NULL), "gpu_spmv_plan_create: A is NULL");
   ck_assert_ptr_null(plan);
   spmv_expect_refused(gpu_spmv_plan_create(NULL, &A), "gpu_spmv_plan_create: plan is NULL");
-  for (int k = 0; k < 14; k++) {
-    static const char *const words[] = {
-        "negative",  "negative",  "negative",        "index_type",     "index_type",
-        "index_type", "value_type", "value_type",    "row_ptr is NULL", "col_idx is NULL",
-        "values is NULL", "aligned", "row_ptr",      "x: n = "};
+  for (int k = 0; k <= SPMV_BAD_SHAPES; k++) {
     B = A;
-    switch (k) {
-      case 0: B.rows = -1; break;
-      case 1: B.cols = -1; break;
-      case 2: B.nnz = -1; break;
-      case 3: B.index_type = GPU_F32; break;
-      case 4: B.index_type = GPU_U32; break;
-      case 5: B.index_type = (gpu_dtype)42; break;
-      case 6: B.value_type = GPU_I64; break;
-      case 7: B.value_type = (gpu_dtype)-1; break;
-      case 8: B.row_ptr = NULL; break;
-      case 9: B.col_idx = NULL; break;
-      case 10: B.values = NULL; break;
-      case 11: B.row_ptr = (char *)A.row_ptr + 1; break;
-      case 12: B.rows = INT64_MAX; break;
-      case 13: B.cols = INT64_MAX; break; /* x: cols doubles overflow a size_t */
-    }
-    spmv_expect_refused(gpu_spmv(&B, x, y, 1, 0), words[k]);
+    const char *words = "x: n = ";
+    if (k < SPMV_BAD_SHAPES)
+      words = spmv_bad_shape(&B, k);
+    else
+      B.cols = INT64_MAX; /* x: cols doubles overflow a size_t */
+    spmv_expect_refused(gpu_spmv(&B, x, y, 1, 0), words);
     ck_assert(strncmp(gpu_last_error(), "gpu_spmv: ", 10) == 0);
     plan = (gpu_spmv_plan *)&A;
     gpu_status s = gpu_spmv_plan_create(&plan, &B);
-    if (k < 13) { /* a plan has no x yet: cols alone is fine */
-      spmv_expect_refused(s, words[k]);
+    if (k < SPMV_BAD_SHAPES) { /* a plan has no x yet: cols alone is fine */
+      spmv_expect_refused(s, words);
       ck_assert_ptr_null(plan);
     } else {
       ck_assert_msg(s == GPU_OK, "%s", gpu_last_error());
