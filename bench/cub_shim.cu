@@ -11,16 +11,8 @@
 #include <cub/device/device_select.cuh>
 #include <cuda/functional>
 
+#include "bench_cuda.h"
 #include "cub_shim.h"
-
-#define BENCH_CUDA(call)                                                                       \
-  do {                                                                                         \
-    cudaError_t e_ = (call);                                                                   \
-    if (e_ != cudaSuccess) {                                                                   \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-      std::exit(2);                                                                            \
-    }                                                                                          \
-  } while (0)
 
 namespace {
 
@@ -325,4 +317,21 @@ extern "C" void *bench_buffer(int slot, size_t bytes) {
 
 extern "C" void bench_copy(void *dst, const void *src, size_t bytes) {
   BENCH_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, 0));
+}
+
+extern "C" int bench_quick_mode(int *argc, char **argv) {
+  char **end = std::remove_if(argv + 1, argv + *argc, [](const char *a) { return std::strcmp(a, "--quick") == 0; });
+  const bool flag = end != argv + *argc;
+  *argc = int(end - argv);
+  const char *env = std::getenv("GPUPRIM_BENCH_QUICK");
+  return flag || (env && *env && std::strcmp(env, "0") != 0);
+}
+
+extern "C" int bench_require_cuda(const char *program) {
+  void *probe = nullptr;
+  if (gpu_set_backend(GPU_BACKEND_CUDA) == GPU_OK && gpu_get_backend() == GPU_BACKEND_CUDA &&
+      gpu_alloc(&probe, 1) == GPU_OK && gpu_free(probe) == GPU_OK)
+    return 0;
+  std::fprintf(stderr, "%s: no usable CUDA backend: %s\n", program, gpu_last_error());
+  return 1;
 }

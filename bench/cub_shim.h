@@ -66,6 +66,15 @@ int64_t bench_first_difference(const void *a, const void *b, size_t n, size_t el
 void *bench_buffer(int slot, size_t bytes);
 void bench_copy(void *dst, const void *src, size_t bytes);
 
+/* 1 when a smoke run is asked for: --quick among the arguments (taken out of
+ * argv, so that Google Benchmark does not see it) or GPUPRIM_BENCH_QUICK set
+ * and not "0"; else 0. */
+int bench_quick_mode(int *argc, char **argv);
+/* Selects gpuprim's CUDA backend and allocates and frees a byte there, so
+ * that a missing GPU shows at once, not inside the first benchmark. 0 when it
+ * works, else 1 with the reason on stderr after program's name. */
+int bench_require_cuda(const char *program);
+
 #ifdef __cplusplus
 }
 #endif

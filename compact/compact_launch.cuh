@@ -17,30 +17,6 @@ namespace gp {
 
 inline const char *compact_fn(bool partition) { return partition ? "gpu_partition" : "gpu_compact"; }
 
-/* A per-thread word of mapped host memory the kernel writes the count to:
- * after the stream is synchronised it is read directly, without a copy
- * launched and waited for (a few microseconds of each call). Null where
- * such memory cannot be had; the count is then copied back. */
-inline unsigned long long *mapped_count_slot() {
-  struct slot {
-    unsigned long long *p = nullptr;
-    bool tried = false;
-    ~slot() {
-      if (p) cudaFreeHost(p);
-    }
-  };
-  static thread_local slot s;
-  if (!s.tried) {
-    s.tried = true;
-    void *p = nullptr;
-    if (cudaHostAlloc(&p, sizeof(unsigned long long), cudaHostAllocMapped | cudaHostAllocPortable) == cudaSuccess)
-      s.p = static_cast<unsigned long long *>(p);
-    else
-      cudaGetLastError();
-  }
-  return s.p;
-}
-
 /* Partition's count pass: as many blocks as fill the device, each striding over tiles. */
 template <typename T>
 gpu_status launch_count(const char *fn, const void *count_fn, compact_args &args, void *pred_arg, cudaStream_t stream) {
@@ -75,7 +51,8 @@ int64_t run_compaction(const compact_kernels &kernels, const void *pred_arg, con
   uint64_t *slots = nullptr; /* two words after the look-back state: kept, total_kept */
   gpu_status s = prepare_lookback<uint64_t>(fn, tiles, 2, tiles > 1 ? tiles + grid : 0, &lb, &ts, &slots);
   if (s != GPU_OK) return gp_neg(s);
-  unsigned long long *host_slot = mapped_count_slot();
+  /* The count goes to mapped host memory where there is some (no copy to wait for). */
+  unsigned long long *host_slot = reinterpret_cast<unsigned long long *>(gp_mapped_host_word());
   compact_args args{in,        out,
                     n,         lb,
                     reinterpret_cast<unsigned long long *>(slots),

@@ -117,6 +117,13 @@ gpu_status gp_tilestate_acquire(const char *fn, size_t state_words, uint64_t til
                                 gp_tilestate *ts);
 gpu_status gp_tilestate_release(const char *fn, gp_tilestate *ts);
 
+/* A word of mapped, pinned host memory for the calling thread (freed when
+ * the thread ends; NULL where none can be had). A kernel writes a result
+ * there that the host reads once the stream is synchronised, without a copy
+ * launched and waited for: a few microseconds of every call that returns a
+ * count or a verdict. One result at a time per thread. */
+uint64_t *gp_mapped_host_word(void);
+
 /* Frees what gp_tilestate and gp_pool keep cached for the current device
  * (after waiting for the device). */
 gpu_status gp_cuda_release_cached(const char *fn);

@@ -286,3 +286,28 @@ gpu_status gp_cuda_release_cached(const char *fn) {
   pthread_mutex_unlock(&pool_lock);
   return s;
 }
+
+/* --------------------------------------------------- mapped host word */
+
+static pthread_key_t host_word_key;
+static pthread_once_t host_word_once = PTHREAD_ONCE_INIT;
+
+static void free_host_word(void *p) {
+  if (p) cudaFreeHost(p);
+}
+static void make_host_word_key(void) { pthread_key_create(&host_word_key, free_host_word); }
+
+uint64_t *gp_mapped_host_word(void) {
+  pthread_once(&host_word_once, make_host_word_key);
+  uint64_t *w = pthread_getspecific(host_word_key);
+  if (!w) {
+    void *p = NULL;
+    if (cudaHostAlloc(&p, sizeof(uint64_t), cudaHostAllocMapped | cudaHostAllocPortable) != cudaSuccess) {
+      cudaGetLastError();
+      return NULL;
+    }
+    w = p;
+    pthread_setspecific(host_word_key, w);
+  }
+  return w;
+}

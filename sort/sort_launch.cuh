@@ -100,77 +100,116 @@ gpu_status sort_one_block(const char *fn, void *keys, void *values, size_t n, ui
   return check_launch(fn, "sort_single_block");
 }
 
-template <gpu_dtype T, int VALUE_BYTES>
-gpu_status sort_onesweep(const char *fn, void *keys, void *values, size_t n, uint32_t flip,
-                         const gp_sort_cuda_config &cfg, cudaStream_t stream) {
+/* The onesweep path's steps, one call each, so that bench/sort_tune.cu can
+ * time every launch: begin (temporary memory, counters cleared), the
+ * histogram, one pass per (digit, portion), end (frees the memory; returns
+ * the first failure). Shape is the passes' tile shape and knobs. */
+template <gpu_dtype T, int VALUE_BYTES, typename Shape> struct onesweep_launches {
   using Key = radix_key<T>;
-  using Shape = typename onesweep_tuning<Key::bytes, VALUE_BYTES>::shape;
-  constexpr auto histogram = histogram_all_digits<T>;
-  constexpr auto pass = onesweep_pass<T, VALUE_BYTES, Shape>;
-  constexpr size_t pass_smem = sizeof(onesweep_storage<T, VALUE_BYTES, Shape>);
-  constexpr uint32_t TILE = Shape::tile_items;
+  static constexpr auto histogram_kernel = histogram_all_digits<T>;
+  static constexpr auto pass_kernel = onesweep_pass<T, VALUE_BYTES, Shape>;
+  static constexpr size_t pass_smem = sizeof(onesweep_storage<T, VALUE_BYTES, Shape>);
+  static constexpr uint32_t TILE = Shape::tile_items;
   /* Look-back counts are 30 bits: a launch takes fewer than 2^30 keys. */
-  constexpr uint32_t MAX_PORTION_TILES = ((1u << 30) - 1) / TILE;
-  const uint32_t portion_tiles =
-      cfg.portion_tiles > 0 && cfg.portion_tiles < MAX_PORTION_TILES ? cfg.portion_tiles : MAX_PORTION_TILES;
-  if (n > SIZE_MAX / 64)
-    return gp_fail(GPU_ERR_OUT_OF_MEMORY, "%s: n = %zu keys: temporary memory size overflows", fn, n);
-  const sort_layout l = plan_layout(n, Key::bytes, VALUE_BYTES, Key::digits, TILE, portion_tiles);
+  static constexpr uint32_t MAX_PORTION_TILES = ((1u << 30) - 1) / TILE;
 
-  gpu_status s = allow_shared_memory<pass>(fn, pass_smem);
-  if (s != GPU_OK) return s;
-  unsigned char *mem = nullptr;
-  s = gp_pool_alloc(fn, reinterpret_cast<void **>(&mem), l.total);
-  if (s != GPU_OK) return s; /* nothing touched yet */
-  s = gp_cuda_status(cudaMemsetAsync(mem + l.zeroed, 0, l.zeroed_bytes, stream), fn, "cudaMemsetAsync");
+  const char *fn;
+  void *keys, *values;
+  size_t n;
+  uint32_t flip;
+  cudaStream_t stream;
+  sort_layout layout{};
+  unsigned char *mem = nullptr; /* the temporary memory, from begin to end */
 
-  auto *counts = reinterpret_cast<unsigned long long *>(mem + l.counts);
-  auto *tile_counters = reinterpret_cast<unsigned long long *>(mem + l.tile_counters);
-  auto *plan = reinterpret_cast<uint32_t *>(mem + l.plan);
-  auto *bucket_start = reinterpret_cast<uint64_t *>(mem + l.bucket_start);
-  auto *lookback = reinterpret_cast<uint32_t *>(mem + l.lookback);
-  const uint64_t region_words = uint64_t(l.max_tiles) * RADIX;
+  /* portion_tiles: tiles per pass launch, 0 for as many as the counts allow. */
+  gpu_status begin(uint32_t portion_tiles) {
+    if (portion_tiles == 0 || portion_tiles >= MAX_PORTION_TILES) portion_tiles = MAX_PORTION_TILES;
+    if (n > SIZE_MAX / 64)
+      return gp_fail(GPU_ERR_OUT_OF_MEMORY, "%s: n = %zu keys: temporary memory size overflows", fn, n);
+    layout = plan_layout(n, Key::bytes, VALUE_BYTES, Key::digits, TILE, portion_tiles);
+    gpu_status s = allow_shared_memory<pass_kernel>(fn, pass_smem);
+    if (s != GPU_OK) return s;
+    s = gp_pool_alloc(fn, reinterpret_cast<void **>(&mem), layout.total);
+    if (s != GPU_OK) return s; /* nothing touched yet */
+    return gp_cuda_status(cudaMemsetAsync(mem + layout.zeroed, 0, layout.zeroed_bytes, stream), fn,
+                          "cudaMemsetAsync");
+  }
 
-  if (s == GPU_OK) {
+  uint32_t portions() const { return layout.portions; }
+
+  gpu_status histogram() {
     constexpr uint64_t chunk = HISTOGRAM_THREADS * histogram_tuning<Key::bytes>::items;
     const uint64_t chunks = (n + chunk - 1) / chunk;
-    const unsigned resident = resident_grid<histogram>(HISTOGRAM_THREADS);
+    const unsigned resident = resident_grid<histogram_kernel>(HISTOGRAM_THREADS);
     const unsigned grid = unsigned(chunks < resident ? chunks : resident);
-    histogram_args h{keys,          n,          flip,       counts, reinterpret_cast<unsigned int *>(mem + l.blocks_done),
-                     plan,          bucket_start, l.portions, lookback, region_words};
-    histogram<<<grid, HISTOGRAM_THREADS, 0, stream>>>(h);
-    s = check_launch(fn, "histogram_all_digits");
+    histogram_args h{};
+    h.keys = keys;
+    h.n = n;
+    h.flip = flip;
+    h.counts = counts();
+    h.blocks_done = reinterpret_cast<unsigned int *>(mem + layout.blocks_done);
+    h.plan = plan();
+    h.bucket_start = bucket_start();
+    h.portions = layout.portions;
+    h.lookback = lookback();
+    h.lookback_words = region_words();
+    histogram_kernel<<<grid, HISTOGRAM_THREADS, 0, stream>>>(h);
+    return check_launch(fn, "histogram_all_digits");
   }
-  for (int d = 0; d < Key::digits && s == GPU_OK; d++) {
-    for (uint32_t q = 0; q < l.portions && s == GPU_OK; q++) {
-      const uint64_t first = uint64_t(q) * l.portion_items;
-      const uint64_t items = n - first < l.portion_items ? n - first : l.portion_items;
-      const uint64_t base = (uint64_t(d) * (l.portions + 1) + q) * RADIX;
-      onesweep_args a{};
-      a.keys = keys;
-      a.key_buffer = mem + l.key_buffer;
-      a.values = values;
-      a.value_buffer = VALUE_BYTES ? mem + l.value_buffer : nullptr;
-      a.plan = plan;
-      a.bucket_start = bucket_start + base;
-      a.next_bucket_start = q + 1 < l.portions ? bucket_start + base + RADIX : nullptr;
-      a.lookback = lookback;
-      a.region_words = region_words;
-      a.tile_counter = tile_counters + uint64_t(d) * l.portions + q;
-      a.portion_first = first;
-      a.portion_items = uint32_t(items);
-      a.max_tiles = l.max_tiles;
-      a.portion = q;
-      a.portions = l.portions;
-      a.digit = d;
-      a.flip = flip;
-      const unsigned tiles = unsigned((items + TILE - 1) / TILE);
-      pass<<<tiles, Shape::threads, pass_smem, stream>>>(a);
-      s = check_launch(fn, "onesweep_pass");
-    }
+
+  /* Digit position d's launch for portion q (reads the plan: sort, skip or copy). */
+  gpu_status pass(int d, uint32_t q) {
+    const uint64_t first = uint64_t(q) * layout.portion_items;
+    const uint64_t items = n - first < layout.portion_items ? n - first : layout.portion_items;
+    const uint64_t base = (uint64_t(d) * (layout.portions + 1) + q) * RADIX;
+    onesweep_args a{};
+    a.keys = keys;
+    a.key_buffer = mem + layout.key_buffer;
+    a.values = values;
+    a.value_buffer = VALUE_BYTES ? mem + layout.value_buffer : nullptr;
+    a.plan = plan();
+    a.bucket_start = bucket_start() + base;
+    a.next_bucket_start = q + 1 < layout.portions ? bucket_start() + base + RADIX : nullptr;
+    a.lookback = lookback();
+    a.region_words = region_words();
+    a.tile_counter =
+        reinterpret_cast<unsigned long long *>(mem + layout.tile_counters) + uint64_t(d) * layout.portions + q;
+    a.portion_first = first;
+    a.portion_items = uint32_t(items);
+    a.max_tiles = layout.max_tiles;
+    a.portion = q;
+    a.portions = layout.portions;
+    a.digit = d;
+    a.flip = flip;
+    const unsigned tiles = unsigned((items + TILE - 1) / TILE);
+    pass_kernel<<<tiles, Shape::threads, pass_smem, stream>>>(a);
+    return check_launch(fn, "onesweep_pass");
   }
-  const gpu_status f = gp_pool_free(fn, mem);
-  return s != GPU_OK ? s : f;
+
+  gpu_status end(gpu_status s) {
+    if (!mem) return s;
+    const gpu_status f = gp_pool_free(fn, mem);
+    mem = nullptr;
+    return s != GPU_OK ? s : f;
+  }
+
+  unsigned long long *counts() const { return reinterpret_cast<unsigned long long *>(mem + layout.counts); }
+  uint32_t *plan() const { return reinterpret_cast<uint32_t *>(mem + layout.plan); }
+  uint64_t *bucket_start() const { return reinterpret_cast<uint64_t *>(mem + layout.bucket_start); }
+  uint32_t *lookback() const { return reinterpret_cast<uint32_t *>(mem + layout.lookback); }
+  uint64_t region_words() const { return uint64_t(layout.max_tiles) * RADIX; }
+};
+
+template <gpu_dtype T, int VALUE_BYTES,
+          typename Shape = typename onesweep_tuning<radix_key<T>::bytes, VALUE_BYTES>::shape>
+gpu_status sort_onesweep(const char *fn, void *keys, void *values, size_t n, uint32_t flip,
+                         const gp_sort_cuda_config &cfg, cudaStream_t stream) {
+  onesweep_launches<T, VALUE_BYTES, Shape> run{fn, keys, values, n, flip, stream};
+  gpu_status s = run.begin(cfg.portion_tiles);
+  if (s == GPU_OK) s = run.histogram();
+  for (int d = 0; d < radix_key<T>::digits && s == GPU_OK; d++)
+    for (uint32_t q = 0; q < run.portions() && s == GPU_OK; q++) s = run.pass(d, q);
+  return run.end(s);
 }
 
 template <gpu_dtype T, int VALUE_BYTES>

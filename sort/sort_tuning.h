@@ -17,13 +17,32 @@
 namespace gp {
 namespace radix {
 
+/* Blocks per SM the onesweep kernel's launch bounds ask for. */
+constexpr int ONESWEEP_MIN_BLOCKS = 2;
+
+/* How a warp finds the lanes holding the same digit: 8 ballots (one per
+ * digit bit, as CUB's onesweep does) or the match.any instruction. */
+constexpr bool MATCH_WITH_BALLOTS = true;
+
+/* A kernel's tile shape; the onesweep pass also takes its launch bounds and
+ * ranking method from it (the defaults above). */
 template <int THREADS, int ITEMS> struct sort_shape {
   static constexpr int threads = THREADS;
   static constexpr int items = ITEMS; /* per thread */
   static constexpr int warps = THREADS / 32;
   static constexpr int tile_items = THREADS * ITEMS;
+  static constexpr int min_blocks = ONESWEEP_MIN_BLOCKS;
+  static constexpr bool match_with_ballots = MATCH_WITH_BALLOTS;
   static_assert(THREADS % 32 == 0 && THREADS >= 256 && THREADS <= 1024,
                 "whole warps, at least one thread per digit");
+};
+
+/* The same with every knob spelled out, for the tuning sweep
+ * (bench/sort_tune.cu); the library itself uses plain sort_shape. */
+template <int THREADS, int ITEMS, int MIN_BLOCKS, bool BALLOTS>
+struct sort_variant : sort_shape<THREADS, ITEMS> {
+  static constexpr int min_blocks = MIN_BLOCKS;
+  static constexpr bool match_with_ballots = BALLOTS;
 };
 
 template <int KEY_BYTES, int VALUE_BYTES> struct onesweep_tuning;
@@ -33,8 +52,6 @@ template <> struct onesweep_tuning<4, 8> { using shape = sort_shape<384, 14>; };
 template <> struct onesweep_tuning<8, 0> { using shape = sort_shape<384, 15>; };
 template <> struct onesweep_tuning<8, 4> { using shape = sort_shape<384, 15>; };
 template <> struct onesweep_tuning<8, 8> { using shape = sort_shape<384, 12>; };
-/* Blocks per SM the onesweep kernel's launch bounds ask for. */
-constexpr int ONESWEEP_MIN_BLOCKS = 2;
 
 /* Histogram: a persistent grid; each thread counts ITEMS keys per round. */
 constexpr int HISTOGRAM_THREADS = 512;
@@ -47,10 +64,6 @@ template <int KEY_BYTES> struct histogram_tuning {
 
 /* Single block: n <= 8192 in one launch, no extra memory. */
 using single_block_shape = sort_shape<1024, 8>;
-
-/* How a warp finds the lanes holding the same digit: 8 ballots (one per
- * digit bit, as CUB's onesweep does) or the match.any instruction. */
-constexpr bool MATCH_WITH_BALLOTS = true;
 
 }  // namespace radix
 }  // namespace gp

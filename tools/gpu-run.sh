@@ -4,8 +4,11 @@
 # compute-sanitizer on quick sizes, the tuning sweep and the benchmarks; a
 # short table last. Logs and JSON go to $OUT.
 #
-#   tools/gpu-run.sh [test] [sanitize] [tune] [profile] [bench] [demo]
+#   tools/gpu-run.sh [test] [sanitize] [tune] [profile] [sorttune] [sortprofile] [bench] [demo]
 #                                 (default: test sanitize tune bench demo)
+#
+# sorttune: bench/sort_tune (radix sort variants and launch breakdown, about a
+# minute); sortprofile: ncu on one library sort and one CUB sort (2^26 u32).
 #
 # A build tree made here is carried as .gpu-build (no object files, to stay
 # under the carry limit) and becomes build/ there.
@@ -97,6 +100,34 @@ if [[ " $stages " == *" profile "* ]] && [ -x "$build/bench/scan_tune" ]; then
     note "ncu $k: rc=$?"
     grep -E "Duration|Memory Throughput|DRAM Throughput|Achieved Occupancy|Theoretical Occupancy|Registers Per|Stall|Warp Cycles Per Issued|Block Limit" "$OUT/ncu-$k.txt" | head -30
   done
+fi
+
+if [[ " $stages " == *" sorttune "* ]] && [ -x "$build/bench/sort_tune" ]; then
+  timeout 400 "$build/bench/sort_tune" | tee "$OUT/sort_tune.txt"
+  note "sort_tune: rc=${PIPESTATUS[0]}"
+  grep -E "^best" "$OUT/sort_tune.txt" >>"$summary"
+fi
+
+if [[ " $stages " == *" sortprofile "* ]] && [ -x "$build/bench/sort_tune" ]; then
+  # Every kernel of the library's sort and of CUB's (histogram, CUB's scan,
+  # the onesweep passes); the stall reasons in a second run, apart, so that
+  # a metric name this ncu lacks costs only that part.
+  kernels='regex:onesweep_pass|histogram_all_digits|DeviceRadixSort'
+  timeout 300 ncu --clock-control none --kernel-name "$kernels" \
+    --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
+    --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
+    "$build/bench/sort_tune" profile >"$OUT/ncu-sort.txt" 2>&1
+  note "ncu sort: rc=$?"
+  stalls=""
+  for r in barrier long_scoreboard short_scoreboard mio_throttle lg_throttle wait math_pipe_throttle \
+           not_selected selected membar branch_resolving no_instruction dispatch_stall; do
+    stalls="$stalls${stalls:+,}smsp__average_warps_issue_stalled_${r}_per_issue_active.ratio"
+  done
+  timeout 300 ncu --clock-control none --kernel-name "$kernels" --metrics "$stalls" \
+    "$build/bench/sort_tune" profile >"$OUT/ncu-sort-stalls.txt" 2>&1
+  note "ncu sort stalls: rc=$?"
+  grep -E "onesweep_pass|histogram_all_digits|DeviceRadixSort|Duration|Registers Per|Achieved Occupancy|Compute \(SM\) Throughput|DRAM Throughput" \
+    "$OUT/ncu-sort.txt" | head -80
 fi
 
 if [[ " $stages " == *" bench "* ]]; then

@@ -154,6 +154,7 @@ __device__ __forceinline__ void compact_tiles(const compact_args &a, const Pred 
         }
       }
     }
+    stage_written_by_threads(); /* a later bulk copy overwrites the packed stage */
     if (threadIdx.x == 0) s_count[stage] = tile_count;
   };
 

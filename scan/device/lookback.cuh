@@ -162,7 +162,8 @@ __device__ inline T fold_entries(const lookback_args a, uint32_t level, uint64_t
       if (!ready) ready = tagged<T>::load(entry, a.epoch, &v); /* others may have come meanwhile */
     }
   }
-  return warp_reduce<Op>(v);
+  if constexpr (op_commutes_v<Op>) return warp_reduce<Op>(v);
+  else return warp_reduce_ordered<Op, false>(v); /* entries in tile order */
 }
 
 /* Levels 1 and 2 build missing entries (their groups close every 32 and

@@ -147,6 +147,10 @@ template <typename T> struct scan_op<T, GPU_XOR> {
   __host__ __device__ static T neutral() { return T(0); }
 };
 
+/* Whether an operator commutes (bit for bit), so that folds may combine in
+ * any fixed order. All of gpu_op's do; the segmented scan's pairs do not. */
+template <typename Op> constexpr bool op_commutes_v = true;
+
 /* Whether (T, OP) exists: bitwise operators only for integers. */
 template <typename T, gpu_op OP>
 constexpr bool op_supported_v = !(is_float_v<T> && (OP == GPU_AND || OP == GPU_OR || OP == GPU_XOR));

@@ -45,6 +45,11 @@ __device__ inline void bulk_load(void *stage, const void *src, uint32_t bytes, u
                : "memory");
 }
 
+/* Each thread that wrote a stage with ordinary stores, before the barrier
+ * after which a bulk copy may overwrite it: orders its writes before the
+ * copy engine's (generic proxy before async proxy, PTX memory model). */
+__device__ inline void stage_written_by_threads() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+
 /* All threads: wait until the stage's copy with this phase parity landed. */
 __device__ inline void bulk_wait(uint64_t *bar, uint32_t parity) {
   uint32_t done = 0;

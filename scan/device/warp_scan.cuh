@@ -61,4 +61,17 @@ template <typename Op, typename T> __device__ inline T warp_reduce(T x) {
   return __shfl_sync(FULL_MASK, x, 0);
 }
 
+/* The same fold for an operator that does not commute (the segmented
+ * scan's pairs): lane l combines with lane l + d, so lane 0 ends with the
+ * lanes' values folded in scan order (REVERSE: lane 31 first). Lanes with
+ * nothing to add pass Op::neutral(); the result is broadcast. */
+template <typename Op, bool REVERSE, typename T> __device__ inline T warp_reduce_ordered(T x) {
+#pragma unroll
+  for (int d = 1; d < WARP; d *= 2) {
+    const T y = __shfl_down_sync(FULL_MASK, x, d);
+    x = REVERSE ? Op::apply(y, x) : Op::apply(x, y);
+  }
+  return __shfl_sync(FULL_MASK, x, 0);
+}
+
 }  // namespace gp

@@ -38,8 +38,8 @@ namespace gp {
 namespace radix {
 
 /* The lanes whose d equals this lane's (this lane included). */
-__device__ __forceinline__ uint32_t lanes_with_same_digit(uint32_t d) {
-  if constexpr (MATCH_WITH_BALLOTS) {
+template <bool BALLOTS> __device__ __forceinline__ uint32_t lanes_with_same_digit(uint32_t d) {
+  if constexpr (BALLOTS) {
     uint32_t peers = FULL_MASK;
 #pragma unroll
     for (int b = 0; b < RADIX_BITS; b++) {
@@ -118,7 +118,7 @@ template <typename Shape> struct block_rank {
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) {
       const uint32_t d = digit.get(i);
-      const uint32_t peers = lanes_with_same_digit(d);
+      const uint32_t peers = lanes_with_same_digit<Shape::match_with_ballots>(d);
       const int last = WARP - 1 - __clz(peers);       /* knows the group's size */
       const uint32_t place = __popc(peers & le);      /* 1 for the group's first lane */
       uint32_t old = 0;

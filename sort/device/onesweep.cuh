@@ -99,7 +99,7 @@ __device__ __forceinline__ void copy_range(const E *src, E *dst, uint64_t first,
 }
 
 template <gpu_dtype T, int VALUE_BYTES, typename Shape>
-__global__ void __launch_bounds__(Shape::threads, ONESWEEP_MIN_BLOCKS) onesweep_pass(const onesweep_args a) {
+__global__ void __launch_bounds__(Shape::threads, Shape::min_blocks) onesweep_pass(const onesweep_args a) {
   using Key = radix_key<T>;
   using K = typename Key::bits;
   using V = typename radix_value<VALUE_BYTES>::type;

@@ -1,0 +1,62 @@
+// What sort_tune.cu (the harness) and its variant tables share. Each table
+// (sort_tune_<case>.cu) instantiates the onesweep sort for one (key type,
+// value width) with several tile shapes and knobs (sort_variant in
+// sort/sort_tuning.h); the tables compile in parallel.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "sort/sort_launch.cuh"
+
+struct tune_kernel_info {
+  int regs, local_bytes; /* local_bytes > 0: the pass kernel spills */
+  size_t smem_bytes;     /* the pass kernel's dynamic shared memory */
+  int blocks_per_sm;     /* resident pass blocks per SM */
+};
+
+struct tune_variant {
+  int threads, items, min_blocks; /* min_blocks: the launch bounds' blocks per SM (1: no register cap) */
+  bool ballots;                   /* ranking by 8 ballots; false: match.any */
+  /* The whole onesweep path (histogram, then a pass per digit), ascending,
+   * in place; values NULL for keys only. */
+  gpu_status (*sort)(void *keys, void *values, size_t n);
+  /* The pass kernel's resources; valid once sort has run (which opts in to
+   * its shared memory). */
+  void (*info)(tune_kernel_info *k);
+};
+
+struct tune_table {
+  const tune_variant *variants;
+  int count;
+};
+tune_table u32_key_variants();
+tune_table u32_pair_variants();
+tune_table u64_key_variants();
+
+template <gpu_dtype T, int VALUE_BYTES, typename Shape>
+gpu_status tune_sort(void *keys, void *values, size_t n) {
+  const gp_sort_cuda_config cfg{SIZE_MAX, 0};
+  return gp::radix::sort_onesweep<T, VALUE_BYTES, Shape>("sort_tune", keys, values, n, 0, cfg,
+                                                         static_cast<cudaStream_t>(gp_stream()));
+}
+
+template <gpu_dtype T, int VALUE_BYTES, typename Shape> void tune_info(tune_kernel_info *k) {
+  using Launches = gp::radix::onesweep_launches<T, VALUE_BYTES, Shape>;
+  cudaFuncAttributes a{};
+  cudaFuncGetAttributes(&a, Launches::pass_kernel);
+  k->regs = a.numRegs;
+  k->local_bytes = int(a.localSizeBytes);
+  k->smem_bytes = Launches::pass_smem;
+  k->blocks_per_sm = 0;
+  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&k->blocks_per_sm, Launches::pass_kernel, Shape::threads,
+                                                Launches::pass_smem);
+  cudaGetLastError();
+}
+
+/* One table row: THREADS x ITEMS keys a tile, launch bounds asking for
+ * MIN_BLOCKS blocks per SM, ranking by ballots (true) or match.any. */
+#define TUNE_VARIANT(T, VALUE_BYTES, THREADS, ITEMS, MIN_BLOCKS, BALLOTS)                          \
+  {THREADS, ITEMS, MIN_BLOCKS, BALLOTS,                                                            \
+   tune_sort<T, VALUE_BYTES, gp::radix::sort_variant<THREADS, ITEMS, MIN_BLOCKS, BALLOTS>>,        \
+   tune_info<T, VALUE_BYTES, gp::radix::sort_variant<THREADS, ITEMS, MIN_BLOCKS, BALLOTS>>}

@@ -1,0 +1,24 @@
+// sort_tune's variants for u64 keys (keys only). The library's shape is
+// 384 x 15, 2 blocks/SM, ballots (sort/sort_tuning.h), as is CUB's on sm_90
+// (70 registers there, 80 here).
+//
+// Spilling, so not instantiated (-Xptxas -v, sm_90, nvcc 13.0):
+//   ballots: 256 x 15-24 at 4 blocks/SM, 256 x 18-24 at 3; 384 x 12-24 at 3,
+//            384 x 18-24 at 2; 512 x 12-24 at 3, 512 x 15-24 at 2;
+//   match.any: 256 x 20 at 3/4, 256 x 24 at 3; 384 x 12/16 at 3, 384 x 18-24 at 2;
+//            512 x 16/20 at 2.
+#include "sort_tune.cuh"
+
+namespace {
+#define V(THREADS, ITEMS, MIN_BLOCKS, BALLOTS) TUNE_VARIANT(GPU_U64, 0, THREADS, ITEMS, MIN_BLOCKS, BALLOTS)
+const tune_variant variants[] = {
+    V(384, 15, 2, true), /* the library's */
+    V(256, 12, 3, true), V(256, 15, 3, true), V(256, 16, 3, true), V(256, 12, 4, true), V(256, 20, 2, true),
+    V(384, 12, 2, true), V(384, 16, 2, true), V(384, 15, 1, true), V(384, 18, 1, true),
+    V(512, 12, 2, true), V(512, 12, 1, true),
+    V(256, 16, 3, false), V(384, 12, 2, false), V(384, 15, 2, false), V(384, 16, 2, false), V(512, 12, 2, false),
+};
+#undef V
+}  // namespace
+
+tune_table u64_key_variants() { return {variants, int(sizeof variants / sizeof variants[0])}; }

@@ -1,0 +1,54 @@
+/* The CUDA backend of segmented scan and reduce (segmented_cuda.h):
+ * dispatch on the element type (segscan_cuda_<type>.cu). Arguments arrive
+ * checked by segmented.c, except the offsets' values, which live in device
+ * memory: the kernels read them clamped, and a malformed set is reported
+ * after the stream is waited for. */
+#include "segmented_cuda.h"
+
+#include <cuda_runtime.h>
+
+#include "core/core.h"
+
+extern "C" {
+#define GP_DECLARE(SUFFIX)                                                                                     \
+  gpu_status gp_segmented_cuda_##SUFFIX(const void *in, void *out, size_t n, const uint8_t *heads,           \
+                                        const int64_t *offsets, size_t nseg, gpu_op op, unsigned flags, bool reduce);
+GP_DECLARE(i32) GP_DECLARE(u32) GP_DECLARE(i64) GP_DECLARE(u64) GP_DECLARE(f32) GP_DECLARE(f64)
+#undef GP_DECLARE
+
+static gpu_status segmented(const void *in, void *out, size_t n, const uint8_t *heads, const int64_t *offsets,
+                            size_t nseg, gpu_dtype t, gpu_op op, unsigned flags, bool reduce) {
+  switch (t) {
+    case GPU_I32: return gp_segmented_cuda_i32(in, out, n, heads, offsets, nseg, op, flags, reduce);
+    case GPU_U32: return gp_segmented_cuda_u32(in, out, n, heads, offsets, nseg, op, flags, reduce);
+    case GPU_I64: return gp_segmented_cuda_i64(in, out, n, heads, offsets, nseg, op, flags, reduce);
+    case GPU_U64: return gp_segmented_cuda_u64(in, out, n, heads, offsets, nseg, op, flags, reduce);
+    case GPU_F32: return gp_segmented_cuda_f32(in, out, n, heads, offsets, nseg, op, flags, reduce);
+    case GPU_F64: return gp_segmented_cuda_f64(in, out, n, heads, offsets, nseg, op, flags, reduce);
+  }
+  return gp_fail(GPU_ERR_INVALID_ARGUMENT, "segmented: unknown element type %d", int(t));
+}
+
+gpu_status gp_segscan_cuda(const void *in, void *out, size_t n, const uint8_t *heads, const int64_t *offsets,
+                           size_t nseg, gpu_dtype t, gpu_op op, unsigned flags) {
+  return segmented(in, out, n, heads, heads ? nullptr : offsets, nseg, t, op, flags, false);
+}
+
+gpu_status gp_segreduce_cuda(const void *in, const int64_t *offsets, size_t nseg, void *out, gpu_dtype t, gpu_op op) {
+  static const char fn[] = "gpu_segreduce";
+  /* n is offsets[nseg], in device memory: read it (the call waits for the
+   * offsets' verdict anyway), then in can be checked to hold n elements. */
+  int64_t last = 0;
+  cudaStream_t stream = static_cast<cudaStream_t>(gp_stream());
+  gpu_status s = gp_cuda_status(cudaMemcpyAsync(&last, offsets + nseg, sizeof last, cudaMemcpyDeviceToHost, stream), fn,
+                                "cudaMemcpyAsync");
+  if (s == GPU_OK) s = gp_cuda_status(cudaStreamSynchronize(stream), fn, "cudaStreamSynchronize");
+  if (s != GPU_OK) return s;
+  if (last < 0) return gp_fail(GPU_ERR_INVALID_ARGUMENT, "%s: offsets[nseg] = %lld is negative", fn, (long long)last);
+  const size_t n = size_t(last);
+  if (n > 0 && !in) return gp_fail(GPU_ERR_INVALID_ARGUMENT, "%s: in is NULL with offsets[nseg] = %zu", fn, n);
+  if (n > 0) s = gp_check_array(fn, "in", in, n, gpu_dtype_size(t), GPU_BACKEND_CUDA);
+  if (s != GPU_OK) return s;
+  return segmented(in, out, n, nullptr, offsets, nseg, t, op, 0, true);
+}
+}

@@ -1,0 +1,2 @@
+#include "segscan_launch.cuh"
+GP_DEFINE_SEGMENTED_CUDA_TYPE(uint64_t, u64)

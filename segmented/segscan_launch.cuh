@@ -1,0 +1,142 @@
+/*
+ * Host-side launch code of segmented scan and reduce for one element type:
+ * the grid, the look-back state (of pairs), for offsets the tile_first[]
+ * table and the check of the offsets. Included by segscan_cuda_<type>.cu.
+ */
+#pragma once
+
+#include "device/segscan_tile.cuh"
+#include "scan/scan_launch.cuh"
+#include "segmented_cuda.h"
+
+namespace gp {
+
+/* For offsets: tile_first[] (pool memory, freed by the caller) and the
+ * offsets check, whose verdict lands in *bad (mapped host memory, or
+ * device memory after tile_first when there is none). */
+struct offsets_table {
+  uint64_t *tile_first = nullptr;
+  unsigned *bad = nullptr;
+  unsigned *bad_host = nullptr; /* where the host reads it */
+};
+
+template <typename Offset>
+gpu_status build_offsets_table(const char *fn, const Offset *offsets, uint64_t nseg, uint64_t n,
+                                      uint32_t tile_items, uint64_t tiles, cudaStream_t stream, offsets_table *t) {
+  gpu_status s = gp_pool_alloc(fn, reinterpret_cast<void **>(&t->tile_first), (tiles + 1) * sizeof(uint64_t));
+  if (s != GPU_OK) return s;
+  t->bad_host = reinterpret_cast<unsigned *>(gp_mapped_host_word());
+  t->bad = t->bad_host ? t->bad_host : reinterpret_cast<unsigned *>(t->tile_first + tiles);
+  if (t->bad_host) *t->bad_host = 0;
+  s = gp_cuda_status(cudaMemsetAsync(t->tile_first, 0, (tiles + 1) * sizeof(uint64_t), stream), fn, "cudaMemsetAsync");
+  if (s != GPU_OK) return s;
+  const uint64_t blocks = (nseg + 1 + 255) / 256;
+  tile_first_segments<Offset><<<unsigned(blocks < 4096 ? blocks : 4096), 256, 0, stream>>>(offsets, nseg, n, tile_items,
+                                                                                           tiles, t->tile_first, t->bad);
+  return check_launch(fn, "tile_first_segments");
+}
+
+/* Waits for the stream, then reads the offsets' verdict; `what` names the
+ * malformed input in the message. */
+inline gpu_status offsets_verdict(const char *fn, offsets_table &t, cudaStream_t stream,
+                                  const char *what = "malformed offsets: not 0 = offsets[0] <= ... <= offsets[nseg] = n") {
+  unsigned bad = 0;
+  gpu_status s = GPU_OK;
+  if (!t.bad_host)
+    s = gp_cuda_status(cudaMemcpyAsync(&bad, t.bad, sizeof bad, cudaMemcpyDeviceToHost, stream), fn, "cudaMemcpyAsync");
+  if (s == GPU_OK) s = gp_cuda_status(cudaStreamSynchronize(stream), fn, "cudaStreamSynchronize");
+  if (s == GPU_OK && t.bad_host) bad = *static_cast<volatile unsigned *>(t.bad_host);
+  if (s == GPU_OK && bad)
+    s = gp_fail(GPU_ERR_INVALID_ARGUMENT, "%s: %s", fn, what);
+  return s;
+}
+
+template <typename T, gpu_op OP, bool REVERSE, typename Source, bool REDUCE, typename Values = plain_values,
+          typename Epilogue = store_results<T, scan_op<T, OP>>>
+gpu_status segscan_launch(const char *fn, const T *in, T *out, uint64_t n, bool exclusive, bool vector_ok,
+                          const Source &src, uint64_t tiles, cudaStream_t stream, const Values &values = Values{},
+                          const Epilogue &epilogue = Epilogue{}) {
+  using Shape = typename scan_tuning<sizeof(T)>::shape;
+  constexpr auto kernel = segscan_pipelined<T, OP, Shape, REVERSE, Source, REDUCE, Values, Epilogue>;
+  constexpr size_t smem = pipelined_smem<T, Shape>();
+  const unsigned resident = resident_blocks<kernel>(Shape::threads, smem);
+  const unsigned grid = unsigned(tiles < resident ? tiles : resident);
+  lookback_args lb;
+  gp_tilestate ts{};
+  gpu_status s = prepare_lookback<seg_pair<T>>(fn, tiles, 0, tiles > 1 ? tiles + grid : 0, &lb, &ts, nullptr);
+  if (s != GPU_OK) return s;
+  kernel<<<grid, Shape::threads, smem, stream>>>(in, out, n, exclusive, vector_ok, lb, src, values, epilogue);
+  s = check_launch(fn, "segscan_pipelined");
+  gpu_status r = gp_tilestate_release(fn, &ts);
+  return s != GPU_OK ? s : r;
+}
+
+template <typename T, gpu_op OP, typename Source, bool REDUCE>
+gpu_status segscan_dir(const char *fn, const T *in, T *out, uint64_t n, unsigned flags, bool vector_ok,
+                       const Source &src, uint64_t tiles, cudaStream_t stream) {
+  const bool exclusive = flags & GPU_EXCLUSIVE;
+  return flags & GPU_REVERSE
+             ? segscan_launch<T, OP, true, Source, REDUCE>(fn, in, out, n, exclusive, vector_ok, src, tiles, stream)
+             : segscan_launch<T, OP, false, Source, REDUCE>(fn, in, out, n, exclusive, vector_ok, src, tiles, stream);
+}
+
+/* One (type, operator): heads, offsets, or reduce. */
+template <typename T, gpu_op OP>
+gpu_status segmented_op(const T *in, T *out, uint64_t n, const uint8_t *heads, const int64_t *offsets, uint64_t nseg,
+                        unsigned flags, bool reduce) {
+  const char *fn = reduce ? "gpu_segreduce" : heads ? "gpu_segscan_flags" : "gpu_segscan_offsets";
+  using Shape = typename scan_tuning<sizeof(T)>::shape;
+  cudaStream_t stream = static_cast<cudaStream_t>(gp_stream());
+  const uint64_t tiles = (n + Shape::tile_items - 1) / Shape::tile_items;
+  if (tiles > 0x7fffffffu) return gp_fail(GPU_ERR_UNSUPPORTED, "%s: n = %llu is too large", fn, (unsigned long long)n);
+  if (heads)
+    return segscan_dir<T, OP, heads_from_flags, false>(fn, in, out, n, flags, aligned16(in) && aligned16(out),
+                                                        heads_from_flags{heads}, tiles, stream);
+  offsets_table table;
+  gpu_status s = build_offsets_table(fn, offsets, nseg, n, Shape::tile_items, tiles, stream, &table);
+  const heads_from_offsets<int64_t> src{offsets, nseg, table.tile_first};
+  if (s == GPU_OK && n == 0 && reduce && nseg > 0) {
+    const uint64_t blocks = (nseg + 255) / 256;
+    fill_value<T><<<unsigned(blocks < 4096 ? blocks : 4096), 256, 0, stream>>>(out, nseg, scan_op<T, OP>::identity());
+    s = check_launch(fn, "fill_value");
+  }
+  if (s == GPU_OK && n > 0)
+    s = reduce ? segscan_launch<T, OP, false, heads_from_offsets<int64_t>, true>(
+                     fn, in, nullptr, n, false, aligned16(in), src, tiles, stream, plain_values{},
+                     store_results<T, scan_op<T, OP>>{out})
+               : segscan_dir<T, OP, heads_from_offsets<int64_t>, false>(fn, in, out, n, flags,
+                                                                         aligned16(in) && aligned16(out), src, tiles,
+                                                                         stream);
+  if (s == GPU_OK) s = offsets_verdict(fn, table, stream);
+  if (table.tile_first) {
+    gpu_status f = gp_pool_free(fn, table.tile_first);
+    if (s == GPU_OK) s = f;
+  }
+  return s;
+}
+
+template <typename T>
+gpu_status segmented_type(const void *in, void *out, size_t n, const uint8_t *heads, const int64_t *offsets,
+                          size_t nseg, gpu_op op, unsigned flags, bool reduce) {
+  const T *i = static_cast<const T *>(in);
+  T *o = static_cast<T *>(out);
+#define GP_SEG_CASE(OP)                                                                  \
+  case OP:                                                                               \
+    if constexpr (op_supported_v<T, OP>) return segmented_op<T, OP>(i, o, n, heads, offsets, nseg, flags, reduce); \
+    break;
+  switch (op) {
+    GP_SEG_CASE(GPU_ADD) GP_SEG_CASE(GPU_MUL) GP_SEG_CASE(GPU_MIN) GP_SEG_CASE(GPU_MAX)
+    GP_SEG_CASE(GPU_AND) GP_SEG_CASE(GPU_OR) GP_SEG_CASE(GPU_XOR)
+  }
+#undef GP_SEG_CASE
+  return gp_fail(GPU_ERR_UNSUPPORTED, "segmented: operator %s for this type", gp_op_name(op));
+}
+
+}  // namespace gp
+
+#define GP_DEFINE_SEGMENTED_CUDA_TYPE(T, SUFFIX)                                                                   \
+  extern "C" gpu_status gp_segmented_cuda_##SUFFIX(const void *in, void *out, size_t n, const uint8_t *heads,     \
+                                                   const int64_t *offsets, size_t nseg, gpu_op op, unsigned flags, \
+                                                   bool reduce) {                                                 \
+    return gp::segmented_type<T>(in, out, n, heads, offsets, nseg, op, flags, reduce);                            \
+  }
