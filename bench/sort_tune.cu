@@ -107,6 +107,9 @@ gpu_status run_once(const contender &k) {
                        : gpu_sort_keys(c.keys, c.n, c.t, GPU_ASCENDING);
 }
 
+/* A contender's prepare step: its case's input, unsorted again. */
+void restore_contender_input(void *arg) { restore_input(static_cast<contender *>(arg)->c); }
+
 void run_contender(void *arg) {
   if (run_once(*static_cast<contender *>(arg)) != GPU_OK) {
     std::fprintf(stderr, "sort_tune: %s\n", gpu_last_error());
@@ -164,7 +167,7 @@ void sweep(sort_case &c, std::vector<std::string> &bests) {
       std::printf("%-22s %-25s %s\n", name.c_str(), resources, complaint.c_str());
       continue;
     }
-    const sort_bench_fn prepare[2] = {restore_input, nothing}, run[2] = {run_contender, run_cub};
+    const sort_bench_fn prepare[2] = {restore_contender_input, nothing}, run[2] = {run_contender, run_cub};
     void *const args[2] = {&k, &c};
     double us[2];
     sort_bench_medians_us(2, prepare, run, args, WARMUP, REPS, us);

@@ -98,8 +98,9 @@ gpu_status gpu_synchronize(void) {
   gpu_status s = gp_backend("gpu_synchronize", &b);
   if (s != GPU_OK || b == GPU_BACKEND_HOST) return s;
 #if GPUPRIM_HAVE_CUDA
-  return gp_cuda_status(cudaStreamSynchronize((cudaStream_t)thread_stream), "gpu_synchronize",
-                        "cudaStreamSynchronize");
+  s = gp_cuda_status(cudaStreamSynchronize((cudaStream_t)thread_stream), "gpu_synchronize",
+                     "cudaStreamSynchronize");
+  return s != GPU_OK ? s : gp_take_deferred("gpu_synchronize");
 #else
   return GPU_OK;
 #endif

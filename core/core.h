@@ -124,8 +124,22 @@ gpu_status gp_tilestate_release(const char *fn, gp_tilestate *ts);
  * count or a verdict. One result at a time per thread. */
 uint64_t *gp_mapped_host_word(void);
 
-/* Frees what gp_tilestate and gp_pool keep cached for the current device
- * (after waiting for the device). */
+/*
+ * Deferred errors: what a kernel finds wrong in data the host never reads
+ * (malformed offsets, a malformed CSR matrix) without the call waiting for
+ * the verdict. The kernel sets the thread's word of that kind (mapped
+ * host memory beside gp_mapped_host_word's); gpu_synchronize, after
+ * waiting for the stream, reports and clears them (gp_take_deferred).
+ * gp_deferred_word is NULL where no mapped memory can be had: the caller
+ * then waits for its verdict itself.
+ */
+typedef enum { GP_DEFERRED_OFFSETS, GP_DEFERRED_CSR, GP_DEFERRED_KINDS } gp_deferred_kind;
+unsigned *gp_deferred_word(gp_deferred_kind kind);
+gpu_status gp_take_deferred(const char *fn);
+
+/* Frees what gp_tilestate and gp_pool keep cached for the current device,
+ * and the calling thread's mapped host words (a deferred error in them is
+ * dropped), after waiting for the device. */
 gpu_status gp_cuda_release_cached(const char *fn);
 
 #ifdef __cplusplus

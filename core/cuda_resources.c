@@ -264,6 +264,8 @@ gpu_status gp_tilestate_release(const char *fn, gp_tilestate *ts) {
   return s;
 }
 
+static void release_thread_host_words(void);
+
 gpu_status gp_cuda_release_cached(const char *fn) {
   int dev = 0;
   gpu_status s = gp_cuda_status(cudaGetDevice(&dev), fn, "cudaGetDevice");
@@ -284,6 +286,7 @@ gpu_status gp_cuda_release_cached(const char *fn) {
     pools[dev] = NULL;
   }
   pthread_mutex_unlock(&pool_lock);
+  release_thread_host_words();
   return s;
 }
 
@@ -297,17 +300,65 @@ static void free_host_word(void *p) {
 }
 static void make_host_word_key(void) { pthread_key_create(&host_word_key, free_host_word); }
 
-uint64_t *gp_mapped_host_word(void) {
+/* Per thread: the result word, then the deferred-error words. */
+typedef struct {
+  uint64_t result;
+  unsigned deferred[GP_DEFERRED_KINDS];
+} host_words;
+
+static host_words *thread_host_words(void) {
   pthread_once(&host_word_once, make_host_word_key);
-  uint64_t *w = pthread_getspecific(host_word_key);
+  host_words *w = pthread_getspecific(host_word_key);
   if (!w) {
     void *p = NULL;
-    if (cudaHostAlloc(&p, sizeof(uint64_t), cudaHostAllocMapped | cudaHostAllocPortable) != cudaSuccess) {
+    if (cudaHostAlloc(&p, sizeof(host_words), cudaHostAllocMapped | cudaHostAllocPortable) != cudaSuccess) {
       cudaGetLastError();
       return NULL;
     }
     w = p;
+    memset(w, 0, sizeof *w);
     pthread_setspecific(host_word_key, w);
   }
   return w;
+}
+
+/* After the device is idle (gp_cuda_release_cached): a later call allocates again. */
+static void release_thread_host_words(void) {
+  pthread_once(&host_word_once, make_host_word_key);
+  void *w = pthread_getspecific(host_word_key);
+  if (!w) return;
+  pthread_setspecific(host_word_key, NULL);
+  free_host_word(w);
+}
+
+uint64_t *gp_mapped_host_word(void) {
+  host_words *w = thread_host_words();
+  return w ? &w->result : NULL;
+}
+
+unsigned *gp_deferred_word(gp_deferred_kind kind) {
+  host_words *w = thread_host_words();
+  return w && kind < GP_DEFERRED_KINDS ? &w->deferred[kind] : NULL;
+}
+
+gpu_status gp_take_deferred(const char *fn) {
+  pthread_once(&host_word_once, make_host_word_key);
+  host_words *w = pthread_getspecific(host_word_key); /* none yet: nothing deferred */
+  if (!w) return GPU_OK;
+  volatile unsigned *d = w->deferred;
+  const unsigned offsets = d[GP_DEFERRED_OFFSETS], csr = d[GP_DEFERRED_CSR];
+  d[GP_DEFERRED_OFFSETS] = 0;
+  d[GP_DEFERRED_CSR] = 0;
+  if (offsets)
+    return gp_fail(GPU_ERR_INVALID_ARGUMENT,
+                   "%s: an earlier gpu_segscan_offsets or gpu_segreduce on this thread had malformed offsets "
+                   "(not 0 = offsets[0] <= ... <= offsets[nseg] = n); its output is unspecified",
+                   fn);
+  if (csr)
+    return gp_fail(GPU_ERR_INVALID_ARGUMENT,
+                   "%s: an earlier gpu_spmv or gpu_spmv_plan_run on this thread had a malformed matrix "
+                   "(row_ptr not 0 = row_ptr[0] <= ... <= row_ptr[rows] = nnz, or a column index outside "
+                   "[0, cols)); its y is unspecified",
+                   fn);
+  return GPU_OK;
 }

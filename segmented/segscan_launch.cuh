@@ -11,23 +11,34 @@
 
 namespace gp {
 
+/* The tile shape of the segmented scans and reduce. */
+template <typename T> using seg_shape = seg_large_shape<sizeof(T)>;
+
 /* For offsets: tile_first[] (pool memory, freed by the caller) and the
- * offsets check, whose verdict lands in *bad (mapped host memory, or
- * device memory after tile_first when there is none). */
+ * offsets check. Its verdict is deferred to gpu_synchronize (the thread's
+ * deferred-error word of `kind`) unless `wait` is asked for or no mapped
+ * memory exists; then offsets_verdict waits for it (mapped host memory, or
+ * device memory after tile_first). */
 struct offsets_table {
   uint64_t *tile_first = nullptr;
   unsigned *bad = nullptr;
   unsigned *bad_host = nullptr; /* where the host reads it */
+  bool deferred = false;
 };
 
 template <typename Offset>
-gpu_status build_offsets_table(const char *fn, const Offset *offsets, uint64_t nseg, uint64_t n,
-                                      uint32_t tile_items, uint64_t tiles, cudaStream_t stream, offsets_table *t) {
+gpu_status build_offsets_table(const char *fn, const Offset *offsets, uint64_t nseg, uint64_t n, uint32_t tile_items,
+                               uint64_t tiles, cudaStream_t stream, gp_deferred_kind kind, bool wait,
+                               offsets_table *t) {
   gpu_status s = gp_pool_alloc(fn, reinterpret_cast<void **>(&t->tile_first), (tiles + 1) * sizeof(uint64_t));
   if (s != GPU_OK) return s;
-  t->bad_host = reinterpret_cast<unsigned *>(gp_mapped_host_word());
-  t->bad = t->bad_host ? t->bad_host : reinterpret_cast<unsigned *>(t->tile_first + tiles);
-  if (t->bad_host) *t->bad_host = 0;
+  t->bad = wait ? nullptr : gp_deferred_word(kind);
+  t->deferred = t->bad != nullptr;
+  if (!t->deferred) {
+    t->bad_host = reinterpret_cast<unsigned *>(gp_mapped_host_word());
+    t->bad = t->bad_host ? t->bad_host : reinterpret_cast<unsigned *>(t->tile_first + tiles);
+    if (t->bad_host) *t->bad_host = 0;
+  }
   s = gp_cuda_status(cudaMemsetAsync(t->tile_first, 0, (tiles + 1) * sizeof(uint64_t), stream), fn, "cudaMemsetAsync");
   if (s != GPU_OK) return s;
   const uint64_t blocks = (nseg + 1 + 255) / 256;
@@ -36,10 +47,11 @@ gpu_status build_offsets_table(const char *fn, const Offset *offsets, uint64_t n
   return check_launch(fn, "tile_first_segments");
 }
 
-/* Waits for the stream, then reads the offsets' verdict; `what` names the
- * malformed input in the message. */
+/* The offsets' verdict where it is not deferred: waits for the stream, then
+ * reads it; `what` names the malformed input in the message. */
 inline gpu_status offsets_verdict(const char *fn, offsets_table &t, cudaStream_t stream,
                                   const char *what = "malformed offsets: not 0 = offsets[0] <= ... <= offsets[nseg] = n") {
+  if (t.deferred) return GPU_OK;
   unsigned bad = 0;
   gpu_status s = GPU_OK;
   if (!t.bad_host)
@@ -51,22 +63,19 @@ inline gpu_status offsets_verdict(const char *fn, offsets_table &t, cudaStream_t
   return s;
 }
 
+/* One launch of the segmented kernel, with tiles of Shape (a seg_tile_shape). */
 template <typename T, gpu_op OP, bool REVERSE, typename Source, bool REDUCE, typename Values = plain_values,
-          typename Epilogue = store_results<T, scan_op<T, OP>>>
+          typename Epilogue = store_results<T, scan_op<T, OP>>, typename Shape = seg_shape<T>>
 gpu_status segscan_launch(const char *fn, const T *in, T *out, uint64_t n, bool exclusive, bool vector_ok,
                           const Source &src, uint64_t tiles, cudaStream_t stream, const Values &values = Values{},
                           const Epilogue &epilogue = Epilogue{}) {
-  using Shape = typename scan_tuning<sizeof(T)>::shape;
-  constexpr auto kernel = segscan_pipelined<T, OP, Shape, REVERSE, Source, REDUCE, Values, Epilogue>;
-  constexpr size_t smem = pipelined_smem<T, Shape>();
-  const unsigned resident = resident_blocks<kernel>(Shape::threads, smem);
-  const unsigned grid = unsigned(tiles < resident ? tiles : resident);
+  constexpr auto kernel = segscan_single_pass<T, OP, Shape, REVERSE, Source, REDUCE, Values, Epilogue>;
   lookback_args lb;
   gp_tilestate ts{};
-  gpu_status s = prepare_lookback<seg_pair<T>>(fn, tiles, 0, tiles > 1 ? tiles + grid : 0, &lb, &ts, nullptr);
+  gpu_status s = prepare_lookback<seg_pair<T>>(fn, tiles, 0, tiles > 1 ? tiles : 0, &lb, &ts, nullptr);
   if (s != GPU_OK) return s;
-  kernel<<<grid, Shape::threads, smem, stream>>>(in, out, n, exclusive, vector_ok, lb, src, values, epilogue);
-  s = check_launch(fn, "segscan_pipelined");
+  kernel<<<unsigned(tiles), Shape::threads, 0, stream>>>(in, out, n, exclusive, vector_ok, lb, src, values, epilogue);
+  s = check_launch(fn, "segscan_single_pass");
   gpu_status r = gp_tilestate_release(fn, &ts);
   return s != GPU_OK ? s : r;
 }
@@ -85,7 +94,7 @@ template <typename T, gpu_op OP>
 gpu_status segmented_op(const T *in, T *out, uint64_t n, const uint8_t *heads, const int64_t *offsets, uint64_t nseg,
                         unsigned flags, bool reduce) {
   const char *fn = reduce ? "gpu_segreduce" : heads ? "gpu_segscan_flags" : "gpu_segscan_offsets";
-  using Shape = typename scan_tuning<sizeof(T)>::shape;
+  using Shape = seg_shape<T>;
   cudaStream_t stream = static_cast<cudaStream_t>(gp_stream());
   const uint64_t tiles = (n + Shape::tile_items - 1) / Shape::tile_items;
   if (tiles > 0x7fffffffu) return gp_fail(GPU_ERR_UNSUPPORTED, "%s: n = %llu is too large", fn, (unsigned long long)n);
@@ -93,7 +102,8 @@ gpu_status segmented_op(const T *in, T *out, uint64_t n, const uint8_t *heads, c
     return segscan_dir<T, OP, heads_from_flags, false>(fn, in, out, n, flags, aligned16(in) && aligned16(out),
                                                         heads_from_flags{heads}, tiles, stream);
   offsets_table table;
-  gpu_status s = build_offsets_table(fn, offsets, nseg, n, Shape::tile_items, tiles, stream, &table);
+  gpu_status s =
+      build_offsets_table(fn, offsets, nseg, n, Shape::tile_items, tiles, stream, GP_DEFERRED_OFFSETS, false, &table);
   const heads_from_offsets<int64_t> src{offsets, nseg, table.tile_first};
   if (s == GPU_OK && n == 0 && reduce && nseg > 0) {
     const uint64_t blocks = (nseg + 255) / 256;

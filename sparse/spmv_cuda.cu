@@ -1,8 +1,9 @@
 /* The CUDA backend of gpu_spmv and its plans (spmv_cuda.h): dispatch on the
  * value type (spmv_cuda_<type>.cu). A plan keeps its matrix's tile_first[]
  * table, its row_ptr checked once, so each product is one kernel launch with
- * no wait; column indices are then only clamped (a column outside [0, cols)
- * adds 0), not reported: gpu_csr_validate checks them. */
+ * no wait. Neither kind of call waits for its check of A: a column outside
+ * [0, cols) adds 0 and, like a bad row_ptr in a direct call, is reported by
+ * gpu_synchronize (a deferred error). */
 #include <cstdlib>
 
 #include <cuda_runtime.h>

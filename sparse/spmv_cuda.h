@@ -13,8 +13,9 @@
  * the kernels must not read outside row_ptr, col_idx, values or x whatever
  * the indices hold (the host backend clamps: a row range outside [0, nnz] is
  * read as empty, an entry whose column is outside [0, cols) is skipped, and
- * the call fails with INVALID_ARGUMENT, y unspecified; gpu_synchronize may
- * report it instead, as a deferred error).
+ * the call fails with INVALID_ARGUMENT, y unspecified; the CUDA backend
+ * reports it from gpu_synchronize instead, as a deferred error, so that no
+ * product waits for its check).
  *
  * The results follow the host backend's rules (spmv_host.h): beta == 0 does
  * not read y; alpha == 0 reads neither A nor x (y = beta * y); an empty row

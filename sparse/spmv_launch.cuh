@@ -23,22 +23,40 @@ __device__ inline float add_rn(float a, float b) { return __fadd_rn(a, b); }
 __device__ inline double add_rn(double a, double b) { return __dadd_rn(a, b); }
 
 /* Element i's value: values[i] * x[col[i]]; a column outside [0, cols)
- * contributes 0 and, where *bad exists, is reported there. */
+ * contributes 0 and, where *bad exists, is reported there. The columns are
+ * loaded with the tile's values, x is gathered once the flags are found. */
 template <typename T, typename Index> struct csr_products {
   const Index *col;
   const T *x;
   uint64_t cols;
   unsigned *bad;
   static constexpr bool transforms = true;
+  struct loaded_columns {
+    Index c[16]; /* a thread's items: at most Shape::rows * Shape::vec */
+  };
+  using loaded = loaded_columns;
+  template <typename Shape> __device__ loaded load(uint64_t base, uint32_t valid, int warp, int lane) const {
+    static_assert(Shape::rows * Shape::vec <= 16, "loaded_columns holds a thread's items");
+    loaded l;
+#pragma unroll
+    for (int r = 0; r < Shape::rows; r++)
+#pragma unroll
+      for (int k = 0; k < Shape::vec; k++) {
+        const uint32_t i = uint32_t(item_offset<Shape>(warp, lane, r) + k);
+        l.c[r * Shape::vec + k] = i < valid ? col[base + i] : Index(0);
+      }
+    return l;
+  }
   template <typename Shape>
-  __device__ void operator()(T (&v)[Shape::rows][Shape::vec], uint64_t base, uint32_t valid, int warp, int lane) const {
+  __device__ void operator()(T (&v)[Shape::rows][Shape::vec], const loaded &l, uint32_t valid, int warp,
+                             int lane) const {
 #pragma unroll
     for (int r = 0; r < Shape::rows; r++)
 #pragma unroll
       for (int k = 0; k < Shape::vec; k++) {
         const uint32_t i = uint32_t(item_offset<Shape>(warp, lane, r) + k);
         if (i >= valid) continue;
-        const int64_t c = int64_t(col[base + i]);
+        const int64_t c = int64_t(l.c[r * Shape::vec + k]);
         if (c >= 0 && uint64_t(c) < cols) {
           v[r][k] = mul_rn(v[r][k], x[c]);
         } else {
@@ -75,14 +93,31 @@ struct spmv_plan_state {
   bool malformed;
 };
 
-template <typename T> using spmv_shape = typename scan_tuning<sizeof(T)>::shape;
+/* Tiles of 8 items a thread below 2^21 nonzeros (more blocks for the SMs:
+ * the real matrices run 10% faster), of 16 above (more bytes in flight a
+ * block: the large generated ones run 10-15% faster). Plans and direct
+ * calls choose alike, so their bits agree. */
+constexpr uint64_t SPMV_LARGE_NNZ = uint64_t(1) << 21;
+template <typename T, typename Index, typename Shape>
+gpu_status spmv_product_shaped(const char *fn, const gpu_csr *A, double alpha, const void *x, double beta, void *y,
+                               const uint64_t *plan_tile_first);
+template <typename T, typename Index, typename Shape>
+gpu_status spmv_plan_table_shaped(const gpu_csr *A, struct spmv_plan_state *plan);
 
-/* One product; plan_tile_first: a plan's table (then nothing is checked or
- * waited for), or NULL (built here, and the matrix's row_ptr and columns
- * checked: the call waits for the verdict). */
+/* One product; plan_tile_first: a plan's table (row_ptr was checked when it
+ * was made), or NULL (built here, row_ptr checked). Bad row_ptr entries and
+ * columns are deferred errors (gpu_synchronize reports them): no wait. */
 template <typename T, typename Index>
 gpu_status spmv_product(const char *fn, const gpu_csr *A, double alpha, const void *x, double beta, void *y,
                         const uint64_t *plan_tile_first) {
+  return uint64_t(A->nnz) < SPMV_LARGE_NNZ
+             ? spmv_product_shaped<T, Index, seg_small_shape<sizeof(T)>>(fn, A, alpha, x, beta, y, plan_tile_first)
+             : spmv_product_shaped<T, Index, seg_large_shape<sizeof(T)>>(fn, A, alpha, x, beta, y, plan_tile_first);
+}
+
+template <typename T, typename Index, typename Shape>
+gpu_status spmv_product_shaped(const char *fn, const gpu_csr *A, double alpha, const void *x, double beta, void *y,
+                               const uint64_t *plan_tile_first) {
   cudaStream_t stream = static_cast<cudaStream_t>(gp_stream());
   const uint64_t rows = uint64_t(A->rows), nnz = uint64_t(A->nnz), cols = uint64_t(A->cols);
   T *yy = static_cast<T *>(y);
@@ -92,19 +127,22 @@ gpu_status spmv_product(const char *fn, const gpu_csr *A, double alpha, const vo
     scale_rows<T><<<unsigned(blocks < 4096 ? blocks : 4096), 256, 0, stream>>>(yy, rows, T(beta), read_y);
     return check_launch(fn, "scale_rows");
   }
-  const uint64_t tiles = (nnz + spmv_shape<T>::tile_items - 1) / spmv_shape<T>::tile_items;
+  const uint64_t tiles = (nnz + Shape::tile_items - 1) / Shape::tile_items;
   if (tiles > 0x7fffffffu) return gp_fail(GPU_ERR_UNSUPPORTED, "%s: nnz = %llu is too large", fn, (unsigned long long)nnz);
   const Index *row_ptr = static_cast<const Index *>(A->row_ptr);
   offsets_table table;
   gpu_status s = GPU_OK;
-  if (!plan_tile_first) s = build_offsets_table<Index>(fn, row_ptr, rows, nnz, spmv_shape<T>::tile_items, tiles, stream, &table);
+  if (!plan_tile_first)
+    s = build_offsets_table<Index>(fn, row_ptr, rows, nnz, Shape::tile_items, tiles, stream, GP_DEFERRED_CSR,
+                                   false, &table);
   const heads_from_offsets<Index> src{row_ptr, rows, plan_tile_first ? plan_tile_first : table.tile_first};
   const csr_products<T, Index> products{static_cast<const Index *>(A->col_idx), static_cast<const T *>(x), cols,
-                                        plan_tile_first ? nullptr : table.bad};
+                                        plan_tile_first ? gp_deferred_word(GP_DEFERRED_CSR) : table.bad};
   const spmv_results<T> results{yy, T(alpha), T(beta), read_y};
   const T *values = static_cast<const T *>(A->values);
   if (s == GPU_OK)
-    s = segscan_launch<T, GPU_ADD, false, heads_from_offsets<Index>, true, csr_products<T, Index>, spmv_results<T>>(
+    s = segscan_launch<T, GPU_ADD, false, heads_from_offsets<Index>, true, csr_products<T, Index>, spmv_results<T>,
+                       Shape>(
         fn, values, nullptr, nnz, false, aligned16(values), src, tiles, stream, products, results);
   if (!plan_tile_first) {
     if (s == GPU_OK)
@@ -120,13 +158,19 @@ gpu_status spmv_product(const char *fn, const gpu_csr *A, double alpha, const vo
 
 /* A plan's table: tile_first[] of A, with A's row_ptr checked once. */
 template <typename T, typename Index> gpu_status spmv_plan_table(const gpu_csr *A, spmv_plan_state *plan) {
+  return uint64_t(A->nnz) < SPMV_LARGE_NNZ ? spmv_plan_table_shaped<T, Index, seg_small_shape<sizeof(T)>>(A, plan)
+                                           : spmv_plan_table_shaped<T, Index, seg_large_shape<sizeof(T)>>(A, plan);
+}
+
+template <typename T, typename Index, typename Shape>
+gpu_status spmv_plan_table_shaped(const gpu_csr *A, spmv_plan_state *plan) {
   static const char fn[] = "gpu_spmv_plan_create";
   cudaStream_t stream = static_cast<cudaStream_t>(gp_stream());
   const uint64_t rows = uint64_t(A->rows), nnz = uint64_t(A->nnz);
-  const uint64_t tiles = (nnz + spmv_shape<T>::tile_items - 1) / spmv_shape<T>::tile_items;
+  const uint64_t tiles = (nnz + Shape::tile_items - 1) / Shape::tile_items;
   offsets_table table;
   gpu_status s = build_offsets_table<Index>(fn, static_cast<const Index *>(A->row_ptr), rows, nnz,
-                                            spmv_shape<T>::tile_items, tiles, stream, &table);
+                                            Shape::tile_items, tiles, stream, GP_DEFERRED_CSR, true, &table);
   if (s == GPU_OK) {
     s = offsets_verdict(fn, table, stream, "A is malformed");
     if (s == GPU_ERR_INVALID_ARGUMENT) {

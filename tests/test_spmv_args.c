@@ -131,6 +131,31 @@ static int64_t corrupt_value(const corruption *c, gpu_dtype it) {
   return c->value;
 }
 
+/* CUDA: a product with a malformed A reads and writes nothing outside the
+ * arrays, does not wait for its check, and gpu_synchronize reports it (once).
+ * A plan made of a bad row_ptr refuses its runs at once. */
+static void cuda_malformed_products(const gpu_csr *A, const double *x, double *y, const double *hy, bool bad_row_ptr) {
+  for (int planned = 0; planned < 2; planned++) {
+    tu_upload(y, hy, 40 * sizeof(double));
+    gpu_spmv_plan *plan = NULL;
+    if (planned) ck_assert_msg(gpu_spmv_plan_create(&plan, A) == GPU_OK, "%s", gpu_last_error());
+    gpu_status s = planned ? gpu_spmv_plan_run(plan, x, y, 1, 1) : gpu_spmv(A, x, y, 1, 1);
+    if (planned && bad_row_ptr) {
+      spmv_expect_refused(s, "A is malformed");
+    } else {
+      ck_assert_msg(s == GPU_OK, "%s", gpu_last_error());
+      s = gpu_synchronize();
+      ck_assert_msg(s == GPU_ERR_INVALID_ARGUMENT, "planned %d: gpu_synchronize gave %s", planned,
+                    gpu_status_string(s));
+      ck_assert_msg(strstr(gpu_last_error(), "malformed matrix"), "%s", gpu_last_error());
+    }
+    ck_assert_msg(gpu_synchronize() == GPU_OK, "the deferred error is reported once: %s", gpu_last_error());
+    s = planned ? gpu_spmv_plan_run(plan, x, y, 0, 2) : gpu_spmv(A, x, y, 0, 2); /* reads neither A nor x */
+    ck_assert_msg(s == GPU_OK && gpu_synchronize() == GPU_OK, "%s", gpu_last_error());
+    gpu_spmv_plan_destroy(plan);
+  }
+}
+
 START_TEST(malformed_matrices) {
   ref_csr h = spmv_random_matrix(40, 30, 6, 0);
   /* Rows 16 and 39 not empty, so that each corruption below breaks what it means to. */
@@ -161,8 +186,12 @@ START_TEST(malformed_matrices) {
       gpu_csr A = spmv_upload_matrix(&h, it, GPU_F64);
       target[c->at] = kept;
       ck_assert(gpu_csr_validate(&A) == GPU_ERR_INVALID_ARGUMENT);
-      /* The CUDA kernels' handling of malformed input is theirs to test. */
-      for (int planned = 0; planned < 2 && host; planned++) {
+      if (!host) {
+        cuda_malformed_products(&A, x, y, hy, c->array == 'r');
+        ck_assert(gpu_csr_free(&A) == GPU_OK);
+        continue;
+      }
+      for (int planned = 0; planned < 2; planned++) {
         tu_upload(y, hy, sizeof hy);
         gpu_spmv_plan *plan = NULL;
         if (planned) ck_assert(gpu_spmv_plan_create(&plan, &A) == GPU_OK);

@@ -10,8 +10,8 @@
 # sorttune: bench/sort_tune (radix sort variants and launch breakdown, about a
 # minute); sortprofile: ncu on one library sort and one CUB sort (2^26 u32).
 #
-# A build tree made here is carried as .gpu-build (no object files, to stay
-# under the carry limit) and becomes build/ there.
+# A build tree made here is carried as .gpu-build.tgz (tools/gpu-pack: no
+# object files, gzip, to stay under the carry limit) and becomes build/ there.
 #
 # Needs .gpu-deps (../shared/gpu/fetch-deps) carried along; see README.md.
 set -uo pipefail
@@ -20,6 +20,7 @@ mkdir -p "$OUT"
 stages=${*:-test sanitize tune bench demo}
 only=${GPUPRIM_TESTS_REGEX:-.}   # which suites (a regex on their names)
 root=$(pwd)
+if [ -f .gpu-build.tgz ]; then rm -rf .gpu-build && tar -xzf .gpu-build.tgz; fi
 if [ -d .gpu-build ]; then rm -rf build && mv .gpu-build build; fi
 summary=$OUT/summary.txt
 : > "$summary"

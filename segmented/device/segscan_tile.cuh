@@ -1,7 +1,7 @@
 /*
- * Segmented scan and segmented reduce: scan_pipelined (scan_tile.cuh) over
- * (value, segment-start) pairs (seg_pair.cuh). Values come by bulk copy as
- * in the scan; each tile's start flags come from the head-flag array, or
+ * Segmented scan and segmented reduce: the scan's tile scan and look-back
+ * (scan_tile.cuh) over (value, segment-start) pairs (seg_pair.cuh), one
+ * tile per block. Each tile's start flags come from the head-flag array, or
  * from the offsets of the segments that start in the tile (found through
  * tile_first[], one entry per tile, built by a first kernel), set as bits in
  * shared memory: offsets are never turned into a flags array in memory.
@@ -11,7 +11,7 @@
  * identity where a segment (re)starts.
  *
  * Segmented reduce (REDUCE) writes no scan: the tile's inclusive results go
- * to its shared-memory stage, and each segment ending in the tile takes its
+ * to shared memory, and each segment ending in the tile takes its
  * last element's result; an empty segment gets the identity from the tile
  * holding its start.
  *
@@ -24,6 +24,19 @@
 #include "segmented/device/seg_pair.cuh"
 
 namespace gp {
+
+/* A segmented kernel's tile shape and the blocks per SM its launch bounds
+ * ask for. */
+template <int THREADS, int ROWS, int VEC, int MIN_BLOCKS> struct seg_tile_shape : tile_shape<THREADS, ROWS, VEC> {
+  static constexpr int min_blocks = MIN_BLOCKS;
+};
+
+/* Measured shapes (bench_segmented, bench_spmv on the H200), by element
+ * size B: 256 threads of 8 items (4 or 3 blocks an SM: 64 or 80 registers)
+ * or of 16 (3 or 2). The segmented scans and reduce use 16; SpMV uses 8
+ * below 2^21 nonzeros and 16 above (spmv_launch.cuh). */
+template <int B> using seg_small_shape = seg_tile_shape<256, 8 * B / 16, 16 / B, B == 8 ? 3 : 4>;
+template <int B> using seg_large_shape = seg_tile_shape<256, 16 * B / 16, 16 / B, B == 8 ? 2 : 3>;
 
 /* Heads from a byte array: heads[i] != 0 starts a segment at i. */
 struct heads_from_flags {
@@ -39,11 +52,15 @@ template <typename Offset> struct heads_from_offsets {
   const uint64_t *tile_first;
 };
 
-/* Where the scanned values come from: `in` as it is... */
+/* Where the scanned values come from: `in` as it is (a transform, such as
+ * sparse's products, loads what it needs first, so that those loads are in
+ * flight with the tile's, then applies it). */
 struct plain_values {
   static constexpr bool transforms = false;
+  struct loaded {};
+  template <typename Shape> __device__ loaded load(uint64_t, uint32_t, int, int) const { return {}; }
   template <typename Shape, typename T>
-  __device__ void operator()(T (&)[Shape::rows][Shape::vec], uint64_t, uint32_t, int, int) const {}
+  __device__ void operator()(T (&)[Shape::rows][Shape::vec], const loaded &, uint32_t, int, int) const {}
 };
 
 /* Segmented reduce's result for segment j: out[j] (identity when empty). */
@@ -81,10 +98,9 @@ template <typename T> __global__ void fill_value(T *out, uint64_t count, T v) {
     out[i] = v;
 }
 
-/* Shared memory of one stage beyond its values: the tile's start flags. */
+/* Shared memory for a tile's start flags (offsets: set by position). */
 template <typename Shape> struct stage_heads {
-  uint32_t bits[Shape::tile_items / 32]; /* offsets: set by position */
-  uint32_t mine[Shape::threads];         /* each thread's flags, bit r * VEC + k */
+  uint32_t bits[Shape::tile_items / 32];
 };
 
 /* The segments whose offsets may fall in tile t: [first, last]. */
@@ -165,145 +181,68 @@ __device__ inline void gather_segment_results(const heads_from_offsets<Offset> &
   }
 }
 
-/* A tile's aggregate in scan order: items within each thread's row, lanes,
- * rows, then warps (scan_tile.cuh's block_fold combines them in an order
- * only a commuting operator allows). */
-template <typename Op, typename Shape, bool REVERSE, typename P>
-__device__ inline P block_fold_ordered(const P (&x)[Shape::rows][Shape::vec], P *s_warp_sum, int warp, int lane) {
-  constexpr int ROWS = Shape::rows, VEC = Shape::vec, NW = Shape::warps;
-  P warp_total = Op::neutral();
-#pragma unroll
-  for (int rr = 0; rr < ROWS; rr++) {
-    const int r = scan_order<REVERSE, ROWS>(rr);
-    P t = x[r][scan_order<REVERSE, VEC>(0)];
-#pragma unroll
-    for (int kk = 1; kk < VEC; kk++) t = Op::apply(t, x[r][scan_order<REVERSE, VEC>(kk)]);
-    warp_total = Op::apply(warp_total, warp_reduce_ordered<Op, REVERSE>(t));
-  }
-  if (lane == 0) s_warp_sum[scan_order<REVERSE, NW>(warp)] = warp_total;
-  __syncthreads();
-  return warp_reduce_ordered<Op, false>(lane < NW ? s_warp_sum[lane] : Op::neutral());
-}
-
 /*
- * The kernel: scan_pipelined's three stages and step structure, with pairs.
- * REDUCE: segmented reduce (offsets only): each segment's result goes to
- * the epilogue (out is not used). Values: how a tile's loaded elements
- * become the scanned values (sparse: products with x), computed once when
- * the tile lands and kept in its stage.
+ * The kernel, one tile per block. Values (sparse: products with x) says
+ * how the loaded elements become the scanned values; REDUCE writes each
+ * segment's result to the epilogue instead of the scan (out unused).
+ *
+ * Why one small tile per block and not the scan's persistent pipeline
+ * (scan_pipelined): a segmented tile needs loads that depend on other loads
+ * (tile_first[], then the offsets starting segments in it; for SpMV the
+ * columns, then x) and the epilogue's scattered accesses. A persistent
+ * block per SM runs those chains one after another; several blocks per SM
+ * run them side by side. Measured on the H200 at 2^28: heads 0.46 of a
+ * copy against 0.45 (4-byte) and 0.53 against 0.37 (8-byte); at 2^16 10 us
+ * against 17. The look-back is the scan's: take_tile hands tiles out in
+ * launch order, so a block only waits for blocks already running.
  */
-template <typename T, gpu_op OP, typename Shape, bool REVERSE, typename Source, bool REDUCE,
-          typename Values = plain_values, typename Epilogue = store_results<T, scan_op<T, OP>>>
-__global__ void __launch_bounds__(Shape::threads, 1)
-    segscan_pipelined(const T *in, T *out, uint64_t n, bool exclusive, bool vector_ok, lookback_args lb, Source src,
-                      Values values, Epilogue epilogue) {
+template <typename T, gpu_op OP, typename Shape, bool REVERSE, typename Source, bool REDUCE, typename Values,
+          typename Epilogue>
+__global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
+    segscan_single_pass(const T *in, T *out, uint64_t n, bool exclusive, bool vector_ok, lookback_args lb, Source src,
+                        Values values, Epilogue epilogue) {
   using P = seg_pair<T>;
   using Op = seg_op<T, OP>;
   using Base = scan_op<T, OP>;
-  constexpr int STAGES = 3, ROWS = Shape::rows, VEC = Shape::vec;
+  constexpr int ROWS = Shape::rows, VEC = Shape::vec;
   static_assert(ROWS * VEC <= 32, "a thread's flags fit a word");
-  constexpr uint32_t TILE_BYTES = Shape::tile_items * sizeof(T);
-  extern __shared__ __align__(128) unsigned char stage_mem[]; /* STAGES * TILE_BYTES */
-  __shared__ stage_barriers<STAGES> bars;
-  __shared__ uint32_t s_tile[STAGES];
-  __shared__ P s_warp_sum[Shape::warps];
+  __shared__ uint32_t s_tile;
   __shared__ tile_scan_shared<P, Shape::warps> sh;
-  __shared__ stage_heads<Shape> s_heads[STAGES];
+  __shared__ stage_heads<Shape> s_heads;
+  __shared__ __align__(16) T s_results[REDUCE ? Shape::tile_items : 1]; /* reduce: the tile's inclusive results */
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  auto stage_ptr = [&](int stage) { return reinterpret_cast<T *>(stage_mem + stage * TILE_BYTES); };
-  auto by_copy = [&](uint32_t tile) {
-    return vector_ok && tile_place<Shape, REVERSE>(tile, lb.tiles, n).valid == uint32_t(Shape::tile_items);
-  };
 
-  bool exhausted = false;
-  auto take_into = [&](int stage) {
-    uint32_t t = lb.tiles;
-    if (!exhausted) {
-      t = lb.tiles == 1 ? 0u : uint32_t(min(uint64_t(atomicAdd(lb.counter, 1ull) - lb.counter_base), uint64_t(lb.tiles)));
-      exhausted = t >= lb.tiles || lb.tiles == 1;
-    }
-    s_tile[stage] = t;
-    if (t < lb.tiles && by_copy(t))
-      bulk_load(stage_mem + stage * TILE_BYTES, in + tile_place<Shape, REVERSE>(t, lb.tiles, n).base, TILE_BYTES,
-                &bars.bar[stage]);
-  };
-  uint32_t parity = 0;
-  /* The tile's pairs: values from the stage (or memory), flags from s_heads. */
-  auto fetch = [&](int stage, uint32_t tile, bool first_time, P (&x)[ROWS][VEC]) {
-    const tile_place<Shape, REVERSE> at(tile, lb.tiles, n);
-    T v[ROWS][VEC];
-    if (by_copy(tile)) {
-      if (first_time) {
-        bulk_wait(&bars.bar[stage], (parity >> stage) & 1u);
-        parity ^= 1u << stage;
-      }
-      load_tile<Shape>(stage_ptr(stage), at.valid, true, warp, lane, v, Base::neutral());
-    } else if (Values::transforms && !first_time) {
-      load_tile<Shape>(stage_ptr(stage), at.valid, true, warp, lane, v, Base::neutral()); /* kept at landing */
-    } else {
-      load_tile<Shape>(in + at.base, at.valid, vector_ok, warp, lane, v, Base::neutral());
-    }
-    if (Values::transforms && first_time) {
-      values.template operator()<Shape>(v, at.base, at.valid, warp, lane);
-      store_tile<Shape>(stage_ptr(stage), at.valid, true, warp, lane, v); /* each thread its own items */
-      stage_written_by_threads();
-    }
-    const uint32_t heads = s_heads[stage].mine[threadIdx.x];
+  const uint32_t tile = take_tile(lb, &s_tile);
+  const tile_place<Shape, REVERSE> at(tile, lb.tiles, n);
+  /* The values first (and what a transform loads): in flight while the flags are found. */
+  T v[ROWS][VEC];
+  load_tile<Shape>(in + at.base, at.valid, vector_ok, warp, lane, v, Base::neutral());
+  const auto loaded = values.template load<Shape>(at.base, at.valid, warp, lane);
+  const uint32_t heads = thread_heads<Shape, REVERSE>(src, s_heads, REVERSE ? lb.tiles - 1 - tile : tile, lb.tiles,
+                                                      at.base, at.valid, n, warp, lane);
+  if constexpr (Values::transforms) values.template operator()<Shape>(v, loaded, at.valid, warp, lane);
+  P x[ROWS][VEC];
 #pragma unroll
-    for (int r = 0; r < ROWS; r++)
+  for (int r = 0; r < ROWS; r++)
 #pragma unroll
-      for (int k = 0; k < VEC; k++) x[r][k] = P{v[r][k], (heads >> (r * VEC + k)) & 1u};
-  };
-  auto publish = [&](int stage, uint32_t tile) {
-    const tile_place<Shape, REVERSE> at(tile, lb.tiles, n);
-    const uint32_t heads =
-        thread_heads<Shape, REVERSE>(src, s_heads[stage], REVERSE ? lb.tiles - 1 - tile : tile, lb.tiles, at.base,
-                                     at.valid, n, warp, lane);
-    s_heads[stage].mine[threadIdx.x] = heads; /* read back by this thread only */
-    P x[ROWS][VEC];
-    fetch(stage, tile, true, x);
-    const P aggregate = block_fold_ordered<Op, Shape, REVERSE>(x, s_warp_sum, warp, lane);
-    if (lb.tiles > 1 && warp == 0) publish_and_close_groups<Op>(lb, tile, aggregate, lane);
-  };
-
-  init_stage_barriers(bars);
-  if (threadIdx.x == 0) {
-    take_into(0);
-    take_into(1);
-  }
-  __syncthreads();
-  if (s_tile[0] < lb.tiles) publish(0, s_tile[0]);
-  for (int cur = 0;; cur = (cur + 1) % STAGES) {
+    for (int k = 0; k < VEC; k++) x[r][k] = P{v[r][k], (heads >> (r * VEC + k)) & 1u};
+  scan_tile<P, Op, Shape, REVERSE>(x, tile, at.valid, exclusive && !REDUCE, lb, prefix_source::lookback, sh, warp,
+                                   lane);
+  T y[ROWS][VEC];
+#pragma unroll
+  for (int r = 0; r < ROWS; r++)
+#pragma unroll
+    for (int k = 0; k < VEC; k++) {
+      /* Exclusive: where a segment starts (scan order), the identity. */
+      const bool restart = (heads >> (r * VEC + k)) & 1u;
+      y[r][k] = exclusive && !REDUCE && restart ? Base::identity() : x[r][k].value;
+    }
+  if constexpr (!REDUCE) {
+    store_tile<Shape>(out + at.base, at.valid, vector_ok, warp, lane, y); /* vector_ok: in and out aligned */
+  } else {
+    store_tile<Shape>(s_results, at.valid, true, warp, lane, y);
     __syncthreads();
-    const uint32_t tile = s_tile[cur];
-    if (tile >= lb.tiles) break;
-    const int next = (cur + 1) % STAGES;
-    if (threadIdx.x == 0) take_into((cur + 2) % STAGES);
-    if (lb.tiles > 1) fold_prefix_levels<Op, Shape>(lb, tile, sh.level_fold, warp, lane);
-    if (s_tile[next] < lb.tiles) publish(next, s_tile[next]);
-    P x[ROWS][VEC];
-    fetch(cur, tile, false, x);
-    const tile_place<Shape, REVERSE> at(tile, lb.tiles, n);
-    scan_tile<P, Op, Shape, REVERSE>(x, tile, at.valid, exclusive && !REDUCE, lb, prefix_source::prefolded, sh, warp,
-                                     lane);
-    T y[ROWS][VEC];
-#pragma unroll
-    for (int r = 0; r < ROWS; r++)
-#pragma unroll
-      for (int k = 0; k < VEC; k++) {
-        /* Exclusive: where a segment starts (scan order), the identity. */
-        const bool restart = (s_heads[cur].mine[threadIdx.x] >> (r * VEC + k)) & 1u;
-        y[r][k] = exclusive && !REDUCE && restart ? Base::identity() : x[r][k].value;
-      }
-    if constexpr (!REDUCE) {
-      store_tile<Shape>(out + at.base, at.valid, vector_ok, warp, lane, y); /* vector_ok: in and out aligned */
-    } else {
-      __syncthreads(); /* everyone has read the stage */
-      store_tile<Shape>(stage_ptr(cur), at.valid, true, warp, lane, y);
-      stage_written_by_threads();
-      __syncthreads();
-      gather_segment_results<T, Shape>(src, stage_ptr(cur), tile, lb.tiles, at.base, at.valid, n, epilogue);
-    }
+    gather_segment_results<T, Shape>(src, s_results, tile, lb.tiles, at.base, at.valid, n, epilogue);
   }
 }
 
