@@ -6,16 +6,9 @@
 
 #include <cub/device/device_radix_sort.cuh>
 
+#include "bench_cuda.h"
 #include "cub_sort_shim.h"
 
-#define SORT_BENCH_CUDA(call)                                                                  \
-  do {                                                                                         \
-    cudaError_t e_ = (call);                                                                   \
-    if (e_ != cudaSuccess) {                                                                   \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-      std::exit(2);                                                                            \
-    }                                                                                          \
-  } while (0)
 
 namespace {
 
@@ -24,8 +17,8 @@ size_t temp_bytes = 0;
 
 void ensure_temp(size_t bytes) {
   if (bytes <= temp_bytes) return;
-  if (temp) SORT_BENCH_CUDA(cudaFree(temp));
-  SORT_BENCH_CUDA(cudaMalloc(&temp, bytes));
+  if (temp) BENCH_CUDA(cudaFree(temp));
+  BENCH_CUDA(cudaMalloc(&temp, bytes));
   temp_bytes = bytes;
 }
 
@@ -33,13 +26,13 @@ void ensure_temp(size_t bytes) {
 template <typename K, typename N> void keys_with(const K *in, K *out, N n, int descending) {
   size_t bytes = 0;
   if (descending) {
-    SORT_BENCH_CUDA(cub::DeviceRadixSort::SortKeysDescending(nullptr, bytes, in, out, n));
+    BENCH_CUDA(cub::DeviceRadixSort::SortKeysDescending(nullptr, bytes, in, out, n));
     ensure_temp(bytes);
-    SORT_BENCH_CUDA(cub::DeviceRadixSort::SortKeysDescending(temp, bytes, in, out, n));
+    BENCH_CUDA(cub::DeviceRadixSort::SortKeysDescending(temp, bytes, in, out, n));
   } else {
-    SORT_BENCH_CUDA(cub::DeviceRadixSort::SortKeys(nullptr, bytes, in, out, n));
+    BENCH_CUDA(cub::DeviceRadixSort::SortKeys(nullptr, bytes, in, out, n));
     ensure_temp(bytes);
-    SORT_BENCH_CUDA(cub::DeviceRadixSort::SortKeys(temp, bytes, in, out, n));
+    BENCH_CUDA(cub::DeviceRadixSort::SortKeys(temp, bytes, in, out, n));
   }
 }
 
@@ -47,13 +40,13 @@ template <typename K, typename V, typename N>
 void pairs_with(const K *kin, K *kout, const V *vin, V *vout, N n, int descending) {
   size_t bytes = 0;
   if (descending) {
-    SORT_BENCH_CUDA(cub::DeviceRadixSort::SortPairsDescending(nullptr, bytes, kin, kout, vin, vout, n));
+    BENCH_CUDA(cub::DeviceRadixSort::SortPairsDescending(nullptr, bytes, kin, kout, vin, vout, n));
     ensure_temp(bytes);
-    SORT_BENCH_CUDA(cub::DeviceRadixSort::SortPairsDescending(temp, bytes, kin, kout, vin, vout, n));
+    BENCH_CUDA(cub::DeviceRadixSort::SortPairsDescending(temp, bytes, kin, kout, vin, vout, n));
   } else {
-    SORT_BENCH_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, bytes, kin, kout, vin, vout, n));
+    BENCH_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, bytes, kin, kout, vin, vout, n));
     ensure_temp(bytes);
-    SORT_BENCH_CUDA(cub::DeviceRadixSort::SortPairs(temp, bytes, kin, kout, vin, vout, n));
+    BENCH_CUDA(cub::DeviceRadixSort::SortPairs(temp, bytes, kin, kout, vin, vout, n));
   }
 }
 
@@ -132,7 +125,7 @@ extern "C" int cub_sort_pairs(const void *kin, void *kout, const void *vin, void
 extern "C" void sort_bench_fill_bits(void *p, size_t n, size_t width, uint64_t seed) {
   if (width == 4) fill_bits_kernel<uint32_t><<<1024, 256>>>(static_cast<uint32_t *>(p), n, seed);
   else fill_bits_kernel<uint64_t><<<1024, 256>>>(static_cast<uint64_t *>(p), n, seed);
-  SORT_BENCH_CUDA(cudaGetLastError());
+  BENCH_CUDA(cudaGetLastError());
 }
 
 extern "C" void *sort_bench_buffer(int slot, size_t bytes) {
@@ -141,24 +134,24 @@ extern "C" void *sort_bench_buffer(int slot, size_t bytes) {
     buffer_bytes.resize(slot + 1, 0);
   }
   if (buffer_bytes[slot] < bytes) {
-    if (buffers[slot]) SORT_BENCH_CUDA(cudaFree(buffers[slot]));
-    SORT_BENCH_CUDA(cudaMalloc(&buffers[slot], bytes));
+    if (buffers[slot]) BENCH_CUDA(cudaFree(buffers[slot]));
+    BENCH_CUDA(cudaMalloc(&buffers[slot], bytes));
     buffer_bytes[slot] = bytes;
   }
   return buffers[slot];
 }
 
 extern "C" void sort_bench_copy(void *dst, const void *src, size_t bytes) {
-  SORT_BENCH_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, 0));
+  BENCH_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, 0));
 }
 
 extern "C" size_t sort_bench_differences(const void *a, const void *b, size_t bytes) {
   unsigned long long *count = static_cast<unsigned long long *>(sort_bench_buffer(15, sizeof *count));
-  SORT_BENCH_CUDA(cudaMemsetAsync(count, 0, sizeof *count, 0));
+  BENCH_CUDA(cudaMemsetAsync(count, 0, sizeof *count, 0));
   differences_kernel<<<1024, 256>>>(static_cast<const uint32_t *>(a), static_cast<const uint32_t *>(b), bytes / 4, count);
-  SORT_BENCH_CUDA(cudaGetLastError());
+  BENCH_CUDA(cudaGetLastError());
   unsigned long long host = 0;
-  SORT_BENCH_CUDA(cudaMemcpy(&host, count, sizeof host, cudaMemcpyDeviceToHost));
+  BENCH_CUDA(cudaMemcpy(&host, count, sizeof host, cudaMemcpyDeviceToHost));
   return size_t(host);
 }
 
@@ -169,22 +162,22 @@ extern "C" void sort_bench_medians_us(int k, const sort_bench_fn *prepare, const
       prepare[c](args[c]);
       run[c](args[c]);
     }
-  SORT_BENCH_CUDA(cudaDeviceSynchronize());
+  BENCH_CUDA(cudaDeviceSynchronize());
   cudaEvent_t start, stop;
-  SORT_BENCH_CUDA(cudaEventCreate(&start));
-  SORT_BENCH_CUDA(cudaEventCreate(&stop));
+  BENCH_CUDA(cudaEventCreate(&start));
+  BENCH_CUDA(cudaEventCreate(&stop));
   std::vector<std::vector<float>> ms(k, std::vector<float>(reps));
   for (int r = 0; r < reps; r++)
     for (int c = 0; c < k; c++) {
       prepare[c](args[c]);
-      SORT_BENCH_CUDA(cudaEventRecord(start));
+      BENCH_CUDA(cudaEventRecord(start));
       run[c](args[c]);
-      SORT_BENCH_CUDA(cudaEventRecord(stop));
-      SORT_BENCH_CUDA(cudaEventSynchronize(stop));
-      SORT_BENCH_CUDA(cudaEventElapsedTime(&ms[c][r], start, stop));
+      BENCH_CUDA(cudaEventRecord(stop));
+      BENCH_CUDA(cudaEventSynchronize(stop));
+      BENCH_CUDA(cudaEventElapsedTime(&ms[c][r], start, stop));
     }
-  SORT_BENCH_CUDA(cudaEventDestroy(start));
-  SORT_BENCH_CUDA(cudaEventDestroy(stop));
+  BENCH_CUDA(cudaEventDestroy(start));
+  BENCH_CUDA(cudaEventDestroy(stop));
   for (int c = 0; c < k; c++) {
     std::sort(ms[c].begin(), ms[c].end());
     median_us[c] = 1000.0 * ms[c][reps / 2];
