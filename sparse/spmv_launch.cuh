@@ -95,14 +95,14 @@ struct spmv_plan_state {
 
 /* Tiles of 8 items a thread below 2^21 nonzeros (more blocks for the SMs:
  * the real matrices run 10% faster), of 16 above (more bytes in flight a
- * block: the large generated ones run 10-15% faster). Plans and direct
+ * block: the large generated ones run 5-25% faster). Plans and direct
  * calls choose alike, so their bits agree. */
 constexpr uint64_t SPMV_LARGE_NNZ = uint64_t(1) << 21;
 template <typename T, typename Index, typename Shape>
 gpu_status spmv_product_shaped(const char *fn, const gpu_csr *A, double alpha, const void *x, double beta, void *y,
                                const uint64_t *plan_tile_first);
 template <typename T, typename Index, typename Shape>
-gpu_status spmv_plan_table_shaped(const gpu_csr *A, struct spmv_plan_state *plan);
+gpu_status spmv_plan_table_shaped(const gpu_csr *A, spmv_plan_state *plan);
 
 /* One product; plan_tile_first: a plan's table (row_ptr was checked when it
  * was made), or NULL (built here, row_ptr checked). Bad row_ptr entries and
