@@ -21,6 +21,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "compact_nvrtc.h"
 #include "core/core.h"
@@ -136,23 +137,22 @@ std::string program_source(const gp_formula *f, const char *formula_code, bool p
 
 /* -arch for this device: its own cubin where NVRTC knows it, else PTX of
  * the newest architecture NVRTC knows that the device runs (JIT at load). */
-gpu_status target_arch(const nvrtc_api &api, int device, std::string *arch, bool *cubin) {
+gpu_status target_arch(const char *fn, const nvrtc_api &api, int device, std::string *arch, bool *cubin) {
   int major = 0, minor = 0;
-  gpu_status s = gp_cuda_status(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), "gpu_compact",
+  gpu_status s = gp_cuda_status(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), fn,
                                 "cudaDeviceGetAttribute");
   if (s == GPU_OK)
-    s = gp_cuda_status(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device), "gpu_compact",
+    s = gp_cuda_status(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device), fn,
                        "cudaDeviceGetAttribute");
   if (s != GPU_OK) return s;
   const int cc = major * 10 + minor;
   int count = 0, best = 0;
-  api.nvrtcGetNumSupportedArchs(&count);
-  int archs[128];
-  if (count > 128) count = 128;
-  api.nvrtcGetSupportedArchs(archs);
+  if (api.nvrtcGetNumSupportedArchs(&count) != NVRTC_SUCCESS || count < 0) count = 0;
+  std::vector<int> archs(size_t(count) + 1); /* as many as NVRTC writes */
+  if (count > 0 && api.nvrtcGetSupportedArchs(archs.data()) != NVRTC_SUCCESS) count = 0;
   for (int i = 0; i < count; i++)
     if (archs[i] <= cc && archs[i] > best) best = archs[i];
-  if (best == 0) return gp_fail(GPU_ERR_UNSUPPORTED, "gpu_compact: NVRTC cannot compile for sm_%d", cc);
+  if (best == 0) return gp_fail(GPU_ERR_UNSUPPORTED, "%s: NVRTC cannot compile for sm_%d", fn, cc);
   *cubin = best == cc;
   *arch = (*cubin ? "-arch=sm_" : "-arch=compute_") + std::to_string(best);
   return GPU_OK;
@@ -160,7 +160,7 @@ gpu_status target_arch(const nvrtc_api &api, int device, std::string *arch, bool
 
 /* NVRTC's image of f's program for `arch` (-arch=...): a cubin, or PTX. */
 gpu_status build_image(const gp_formula *f, bool partition, const std::string &arch, bool cubin, std::string *image) {
-  static const char fn[] = "gpu_compact";
+  const char *fn = partition ? "gpu_partition" : "gpu_compact";
   const nvrtc_api &api = nvrtc();
   if (!api.ok) return gp_fail(GPU_ERR_UNSUPPORTED, "%s: formulas on the CUDA backend need NVRTC: %s", fn, api.why);
   char *formula_code = gp_expr_cuda_source(f->expr);
@@ -202,12 +202,12 @@ gpu_status build_image(const gp_formula *f, bool partition, const std::string &a
 
 /* Compiles and loads one of f's kernels into c. Called under cache_lock. */
 gpu_status compile(const gp_formula *f, bool partition, int device, compiled_formula *c) {
-  static const char fn[] = "gpu_compact";
+  const char *fn = partition ? "gpu_partition" : "gpu_compact";
   const nvrtc_api &api = nvrtc();
   if (!api.ok) return gp_fail(GPU_ERR_UNSUPPORTED, "%s: formulas on the CUDA backend need NVRTC: %s", fn, api.why);
   std::string arch, image;
   bool cubin = true;
-  gpu_status s = target_arch(api, device, &arch, &cubin);
+  gpu_status s = target_arch(fn, api, device, &arch, &cubin);
   if (s == GPU_OK) s = build_image(f, partition, arch, cubin, &image);
   if (s != GPU_OK) return s;
   compiles++;
@@ -230,7 +230,7 @@ gpu_status compile(const gp_formula *f, bool partition, int device, compiled_for
 }  // namespace
 
 gpu_status formula_kernels(const gp_formula *f, bool partition, compact_kernels *out) {
-  static const char fn[] = "gpu_compact";
+  const char *fn = partition ? "gpu_partition" : "gpu_compact";
   int device = 0;
   gpu_status s = gp_cuda_status(cudaGetDevice(&device), fn, "cudaGetDevice");
   if (s != GPU_OK) return s;
