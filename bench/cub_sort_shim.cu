@@ -84,6 +84,15 @@ template <typename T> __global__ void fill_bits_kernel(T *p, size_t n, uint64_t 
     p[i] = T(mix(seed + i * 0x9e3779b97f4a7c15ull));
 }
 
+/* Random keys of type t; float keys whose exponent is all ones (NaN, inf)
+ * lose the exponent's top bit, so every key is finite: CUB sorts NaNs by
+ * their bits, gpuprim puts them all last, and on finite keys both agree bit
+ * for bit (-0.0 before +0.0 included). */
+template <typename T> __global__ void finite_keys_kernel(T *p, size_t n, int exponent_shift, T exponent_mask) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+    if ((p[i] & exponent_mask) == exponent_mask) p[i] &= ~(T(1) << (exponent_shift + (sizeof(T) == 4 ? 7 : 10)));
+}
+
 __global__ void differences_kernel(const uint32_t *a, const uint32_t *b, size_t words, unsigned long long *count) {
   unsigned long long mine = 0;
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < words; i += size_t(gridDim.x) * blockDim.x)
@@ -125,6 +134,14 @@ extern "C" int cub_sort_pairs(const void *kin, void *kout, const void *vin, void
 extern "C" void sort_bench_fill_bits(void *p, size_t n, size_t width, uint64_t seed) {
   if (width == 4) fill_bits_kernel<uint32_t><<<1024, 256>>>(static_cast<uint32_t *>(p), n, seed);
   else fill_bits_kernel<uint64_t><<<1024, 256>>>(static_cast<uint64_t *>(p), n, seed);
+  BENCH_CUDA(cudaGetLastError());
+}
+
+extern "C" void sort_bench_fill_keys(void *p, size_t n, gpu_dtype t, uint64_t seed) {
+  sort_bench_fill_bits(p, n, gpu_dtype_size(t), seed);
+  if (t == GPU_F32) finite_keys_kernel<uint32_t><<<1024, 256>>>(static_cast<uint32_t *>(p), n, 23, 0x7F800000u);
+  if (t == GPU_F64)
+    finite_keys_kernel<uint64_t><<<1024, 256>>>(static_cast<uint64_t *>(p), n, 52, 0x7FF0000000000000ull);
   BENCH_CUDA(cudaGetLastError());
 }
 
