@@ -6,6 +6,9 @@
 //   GBps                         gpuprim's bytes moved (read n, write n) / time
 //   vs_copy                      copy time / gpuprim time (1.0 = copy speed)
 //   vs_cub                       CUB time / gpuprim time (> 1: gpuprim faster)
+//   checked                      1: gpuprim's output equals CUB's bit for bit;
+//                                -1: it differs (also said on stderr); 0: float
+//                                sums, whose rounding depends on the order
 // The reported time of each row is gpuprim's median.
 #include <benchmark/benchmark.h>
 
@@ -60,6 +63,20 @@ void scan_benchmark(benchmark::State &state, const std::string &name, gpu_dtype 
   const size_t n = size_t(state.range(0)), bytes = n * gpu_dtype_size(t);
   scan_case c{bench_buffer(0, bytes), bench_buffer(1, bytes), n, t, op, flags};
   bench_fill_random(const_cast<void *>(c.in), n, t, 42 + n);
+  /* Before timing: gpuprim's output against CUB's, bit for bit where the
+   * result does not depend on the order of combination (integers, MAX);
+   * float sums round differently in each, so they are not compared. */
+  const bool exact = (t != GPU_F32 && t != GPU_F64) || op == GPU_MAX;
+  int64_t differs = -1;
+  if (exact) {
+    void *cub_out = bench_buffer(2, bytes);
+    bench_poison(c.out, bytes);
+    bench_poison(cub_out, bytes);
+    run_gpuprim(&c);
+    if (cub_scan(c.in, cub_out, n, t, op, flags & GPU_EXCLUSIVE) != 0) std::exit(2);
+    differs = bench_first_difference(c.out, cub_out, n, gpu_dtype_size(t));
+    if (differs >= 0) std::fprintf(stderr, "%s n=%zu: element %lld differs from CUB's\n", name.c_str(), n, (long long)differs);
+  }
   const bench_fn fns[3] = {run_gpuprim, run_cub, run_copy};
   void *const args[3] = {&c, &c, &c};
   double us[3];
@@ -73,6 +90,7 @@ void scan_benchmark(benchmark::State &state, const std::string &name, gpu_dtype 
   state.counters["GBps"] = 2.0 * double(bytes) / (us[0] * 1e3);
   state.counters["vs_copy"] = us[2] / us[0];
   state.counters["vs_cub"] = us[1] / us[0];
+  state.counters["checked"] = exact ? (differs < 0 ? 1 : -1) : 0; /* 1 agrees with CUB, -1 differs, 0 not compared */
   results[name].push_back({n, us[2] / us[0], us[1] / us[0], us[0]});
 }
 
