@@ -83,7 +83,7 @@ void sort_benchmark(benchmark::State &state, const std::string &name, gpu_dtype 
     sort_bench_medians_us(2, prepare, run, args, 2, reps_for(kb + vbytes), us);
     state.SetIterationTime(us[0] * 1e-6);
   }
-  /* The keys are finite (sort_bench_fill_keys), so both results agree bit for bit. */
+  /* Float keys are finite, without -0.0 (sort_bench_fill_keys): both results agree bit for bit. */
   size_t mismatch = sort_bench_differences(c.keys, c.cub_keys, kb);
   if (vb) mismatch += sort_bench_differences(c.values, c.cub_values, vbytes);
   if (mismatch) std::fprintf(stderr, "%s n=%zu: %zu words differ from CUB's result\n", name.c_str(), n, mismatch);

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include <climits>
+#include <limits>
 #include <cstring>
 
 #include <cub/device/device_partition.cuh>
@@ -68,7 +69,10 @@ template <typename T> int scan_type(const void *in, void *out, size_t n, gpu_op 
     return 0;
   }
   if (op == GPU_MAX) {
-    scan_with(i, o, int64_t(n), cuda::maximum<T>{}, std::numeric_limits<T>::lowest(), exclusive);
+    /* gpuprim's MAX identity: -inf for floats, the lowest value for integers. */
+    const T init = std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
+                                                        : std::numeric_limits<T>::lowest();
+    scan_with(i, o, int64_t(n), cuda::maximum<T>{}, init, exclusive);
     return 0;
   }
   return 1;

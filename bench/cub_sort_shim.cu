@@ -84,13 +84,16 @@ template <typename T> __global__ void fill_bits_kernel(T *p, size_t n, uint64_t 
     p[i] = T(mix(seed + i * 0x9e3779b97f4a7c15ull));
 }
 
-/* Random keys of type t; float keys whose exponent is all ones (NaN, inf)
- * lose the exponent's top bit, so every key is finite: CUB sorts NaNs by
- * their bits, gpuprim puts them all last, and on finite keys both agree bit
- * for bit (-0.0 before +0.0 included). */
+/* Random keys of type t where CUB's order and gpuprim's agree bit for bit:
+ * float keys whose exponent is all ones (NaN, inf) lose the exponent's top
+ * bit (CUB sorts NaNs by their bits, gpuprim puts them all last), and -0.0
+ * becomes +0.0 (CUB takes the two zeros as equal, gpuprim puts -0.0 first). */
 template <typename T> __global__ void finite_keys_kernel(T *p, size_t n, int exponent_shift, T exponent_mask) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+  const T sign = T(1) << (sizeof(T) * 8 - 1);
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
     if ((p[i] & exponent_mask) == exponent_mask) p[i] &= ~(T(1) << (exponent_shift + (sizeof(T) == 4 ? 7 : 10)));
+    if (p[i] == sign) p[i] = 0;
+  }
 }
 
 __global__ void differences_kernel(const uint32_t *a, const uint32_t *b, size_t words, unsigned long long *count) {

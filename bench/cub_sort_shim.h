@@ -27,7 +27,8 @@ int cub_sort_pairs(const void *keys_in, void *keys_out, const void *values_in, v
 /* n elements of `width` bytes (4 or 8) of uniformly random bits (seeded):
  * every digit of every key varies, so no radix pass can be skipped. */
 void sort_bench_fill_bits(void *p, size_t n, size_t width, uint64_t seed);
-/* Random keys of type t, floats all finite (NaN and inf patterns changed). */
+/* Random keys of type t; floats all finite and no -0.0 (where CUB's order
+ * differs from gpuprim's). */
 void sort_bench_fill_keys(void *p, size_t n, gpu_dtype t, uint64_t seed);
 /* Device memory the benchmark reuses: grows, never shrinks. */
 void *sort_bench_buffer(int slot, size_t bytes);

@@ -132,6 +132,12 @@ uint64_t *gp_mapped_host_word(void);
  * waiting for the stream, reports and clears them (gp_take_deferred).
  * gp_deferred_word is NULL where no mapped memory can be had: the caller
  * then waits for its verdict itself.
+ *
+ * Limits: gpu_synchronize waits for the thread's current stream only, so a
+ * kernel on another stream or device is reported by a later call once it has
+ * run; a call captured into a CUDA graph writes the capturing thread's word,
+ * and must not be replayed after that thread ends or frees its words
+ * (gp_cuda_release_cached).
  */
 typedef enum { GP_DEFERRED_OFFSETS, GP_DEFERRED_CSR, GP_DEFERRED_KINDS } gp_deferred_kind;
 unsigned *gp_deferred_word(gp_deferred_kind kind);

@@ -345,20 +345,18 @@ gpu_status gp_take_deferred(const char *fn) {
   pthread_once(&host_word_once, make_host_word_key);
   host_words *w = pthread_getspecific(host_word_key); /* none yet: nothing deferred */
   if (!w) return GPU_OK;
-  volatile unsigned *d = w->deferred;
-  const unsigned offsets = d[GP_DEFERRED_OFFSETS], csr = d[GP_DEFERRED_CSR];
-  d[GP_DEFERRED_OFFSETS] = 0;
-  d[GP_DEFERRED_CSR] = 0;
-  if (offsets)
-    return gp_fail(GPU_ERR_INVALID_ARGUMENT,
-                   "%s: an earlier gpu_segscan_offsets or gpu_segreduce on this thread had malformed offsets "
-                   "(not 0 = offsets[0] <= ... <= offsets[nseg] = n); its output is unspecified",
-                   fn);
-  if (csr)
-    return gp_fail(GPU_ERR_INVALID_ARGUMENT,
-                   "%s: an earlier gpu_spmv or gpu_spmv_plan_run on this thread had a malformed matrix "
-                   "(row_ptr not 0 = row_ptr[0] <= ... <= row_ptr[rows] = nnz, or a column index outside "
-                   "[0, cols)); its y is unspecified",
-                   fn);
-  return GPU_OK;
+  /* Taken and cleared in one step: a kernel still running elsewhere (another
+   * stream or device of this thread) that sets a word now is reported next time. */
+  const unsigned offsets = __atomic_exchange_n(&w->deferred[GP_DEFERRED_OFFSETS], 0u, __ATOMIC_ACQ_REL);
+  const unsigned csr = __atomic_exchange_n(&w->deferred[GP_DEFERRED_CSR], 0u, __ATOMIC_ACQ_REL);
+  if (!offsets && !csr) return GPU_OK;
+  return gp_fail(GPU_ERR_INVALID_ARGUMENT, "%s: %s%s%s", fn,
+                 offsets ? "an earlier gpu_segscan_offsets or gpu_segreduce on this thread had malformed offsets "
+                           "(not 0 = offsets[0] <= ... <= offsets[nseg] = n); its output is unspecified"
+                         : "",
+                 offsets && csr ? "; and " : "",
+                 csr ? "an earlier gpu_spmv or gpu_spmv_plan_run on this thread had a malformed matrix "
+                       "(row_ptr not 0 = row_ptr[0] <= ... <= row_ptr[rows] = nnz, or a column index outside "
+                       "[0, cols)); its y is unspecified"
+                     : "");
 }

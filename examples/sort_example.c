@@ -27,20 +27,29 @@ static double now(void) {
 }
 
 /* Scores in 1/1024 steps of [-8, 8) (so equal keys are common), one in 10^4
- * NaN; xorshift, so every run sees the same data. */
+ * NaN, one in 10^4 -0.0 (beside the +0.0 that the steps give); xorshift, so
+ * every run sees the same data. */
 static void make_scores(float *x, size_t n) {
   uint64_t s = 0x9e3779b97f4a7c15ull;
   for (size_t i = 0; i < n; i++) {
     s ^= s << 13, s ^= s >> 7, s ^= s << 17;
-    x[i] = s % 10000 == 0 ? NAN : (float)((int64_t)(s >> 50) - 8192) / 1024.0f;
+    x[i] = s % 10000 == 0 ? NAN : s % 10000 == 1 ? -0.0f : (float)((int64_t)(s >> 50) - 8192) / 1024.0f;
   }
 }
 
-/* a before b in the sort's order (NaN after everything ascending). */
-static int before(float a, float b, int descending) {
-  if (isnan(a) || isnan(b)) return descending ? isnan(a) && !isnan(b) : !isnan(a) && isnan(b);
-  return descending ? a > b : a < b;
+/* a before b in the sort's order, ascending: -inf < ... < -0.0 < +0.0 <
+ * ... < +inf < NaN (all NaNs one key); descending reverses it. */
+static int ascending_before(float a, float b) {
+  if (isnan(a) || isnan(b)) return !isnan(a) && isnan(b);
+  if (a == b) return signbit(a) && !signbit(b); /* -0.0 before +0.0 */
+  return a < b;
 }
+static int before(float a, float b, int descending) {
+  return descending ? ascending_before(b, a) : ascending_before(a, b);
+}
+
+/* The same key for the sort: equal bits, or both NaN. */
+static int same_key(float a, float b) { return (isnan(a) && isnan(b)) || memcmp(&a, &b, sizeof a) == 0; }
 
 /* Order, stability and permutation of the sorted pairs; 0 when all hold. */
 static int check(const float *input, const float *keys, const uint32_t *index, size_t n, int descending,
@@ -54,7 +63,7 @@ static int check(const float *input, const float *keys, const uint32_t *index, s
     }
     seen[j] = 1;
     if (i == 0) continue;
-    const int equal = (isnan(keys[i]) && isnan(keys[i - 1])) || keys[i] == keys[i - 1];
+    const int equal = same_key(keys[i], keys[i - 1]);
     if (!equal && !before(keys[i - 1], keys[i], descending)) {
       printf("  FAILED: keys out of order at position %zu: %g then %g\n", i, keys[i - 1], keys[i]);
       return 1;
@@ -71,18 +80,18 @@ static int check(const float *input, const float *keys, const uint32_t *index, s
 static int sort_and_check(const float *input, size_t n, unsigned flags, float *d_keys, uint32_t *d_index,
                           float *keys, uint32_t *index, unsigned char *seen) {
   for (size_t i = 0; i < n; i++) index[i] = (uint32_t)i;
-  gpu_upload(d_keys, input, n * sizeof(float));
-  gpu_upload(d_index, index, n * sizeof(uint32_t));
-  double t0 = now();
-  gpu_status s = gpu_sort_pairs(d_keys, d_index, n, GPU_F32, sizeof(uint32_t), flags);
+  gpu_status s = gpu_upload(d_keys, input, n * sizeof(float));
+  if (s == GPU_OK) s = gpu_upload(d_index, index, n * sizeof(uint32_t));
+  double t0 = now(), t1 = t0;
+  if (s == GPU_OK) s = gpu_sort_pairs(d_keys, d_index, n, GPU_F32, sizeof(uint32_t), flags);
   if (s == GPU_OK) s = gpu_synchronize();
-  double t1 = now();
+  t1 = now();
+  if (s == GPU_OK) s = gpu_download(keys, d_keys, n * sizeof(float));
+  if (s == GPU_OK) s = gpu_download(index, d_index, n * sizeof(uint32_t));
   if (s != GPU_OK) {
-    fprintf(stderr, "gpu_sort_pairs: %s: %s\n", gpu_status_string(s), gpu_last_error());
+    fprintf(stderr, "sorting: %s: %s\n", gpu_status_string(s), gpu_last_error());
     return 1;
   }
-  gpu_download(keys, d_keys, n * sizeof(float));
-  gpu_download(index, d_index, n * sizeof(uint32_t));
   const int descending = (flags & GPU_DESCENDING) != 0;
   printf("%-10s %zu pairs in %8.2f ms (%6.2f Gkeys/s, one call, host clock); first %g, last %g\n",
          descending ? "descending" : "ascending", n, (t1 - t0) * 1e3, (double)n / (t1 - t0) * 1e-9, keys[0],
@@ -114,15 +123,16 @@ int main(int argc, char **argv) {
   unsigned char *seen = malloc(n);
   float *d_keys = NULL;
   uint32_t *d_index = NULL;
+  int failures = 0;
   if (!input || !keys || !index || !seen || gpu_alloc((void **)&d_keys, n * sizeof(float)) != GPU_OK ||
       gpu_alloc((void **)&d_index, n * sizeof(uint32_t)) != GPU_OK) {
     fprintf(stderr, "out of memory for n = %zu: %s\n", n, gpu_last_error());
-    return 1;
+    failures = 1;
+  } else {
+    make_scores(input, n);
+    failures += sort_and_check(input, n, GPU_ASCENDING, d_keys, d_index, keys, index, seen);
+    failures += sort_and_check(input, n, GPU_DESCENDING, d_keys, d_index, keys, index, seen);
   }
-  make_scores(input, n);
-  int failures = 0;
-  failures += sort_and_check(input, n, GPU_ASCENDING, d_keys, d_index, keys, index, seen);
-  failures += sort_and_check(input, n, GPU_DESCENDING, d_keys, d_index, keys, index, seen);
 
   gpu_free(d_keys);
   gpu_free(d_index);

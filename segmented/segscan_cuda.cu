@@ -36,8 +36,10 @@ gpu_status gp_segscan_cuda(const void *in, void *out, size_t n, const uint8_t *h
 
 gpu_status gp_segreduce_cuda(const void *in, const int64_t *offsets, size_t nseg, void *out, gpu_dtype t, gpu_op op) {
   static const char fn[] = "gpu_segreduce";
-  /* n is offsets[nseg], in device memory: read it (the call waits for the
-   * offsets' verdict anyway), then in can be checked to hold n elements. */
+  /* n is offsets[nseg], in device memory: read it (the one wait of this
+   * call; the rest of the offsets' check is a deferred error), then in can
+   * be checked to hold n elements and to share no byte with out, as the
+   * host backend checks. */
   int64_t last = 0;
   cudaStream_t stream = static_cast<cudaStream_t>(gp_stream());
   gpu_status s = gp_cuda_status(cudaMemcpyAsync(&last, offsets + nseg, sizeof last, cudaMemcpyDeviceToHost, stream), fn,
@@ -47,7 +49,9 @@ gpu_status gp_segreduce_cuda(const void *in, const int64_t *offsets, size_t nseg
   if (last < 0) return gp_fail(GPU_ERR_INVALID_ARGUMENT, "%s: offsets[nseg] = %lld is negative", fn, (long long)last);
   const size_t n = size_t(last);
   if (n > 0 && !in) return gp_fail(GPU_ERR_INVALID_ARGUMENT, "%s: in is NULL with offsets[nseg] = %zu", fn, n);
-  if (n > 0) s = gp_check_array(fn, "in", in, n, gpu_dtype_size(t), GPU_BACKEND_CUDA);
+  const size_t w = gpu_dtype_size(t);
+  if (n > 0) s = gp_check_array(fn, "in", in, n, w, GPU_BACKEND_CUDA);
+  if (n > 0 && s == GPU_OK) s = gp_check_disjoint(fn, "out", out, nseg * w, "in", in, n * w);
   if (s != GPU_OK) return s;
   return segmented(in, out, n, nullptr, offsets, nseg, t, op, 0, true);
 }

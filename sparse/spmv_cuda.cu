@@ -62,6 +62,10 @@ gpu_status gp_spmv_plan_cuda_run(void *cuda_plan, const gpu_csr *A, double alpha
 void gp_spmv_plan_cuda_destroy(void *cuda_plan) {
   spmv_cuda_plan *p = static_cast<spmv_cuda_plan *>(cuda_plan);
   if (!p) return;
+  /* Runs may still be in flight on other threads' streams (threads may
+   * share a plan): the table is freed only once the device is idle. */
+  cudaDeviceSynchronize();
+  cudaGetLastError();
   if (p->tile_first) gp_pool_free("gpu_spmv_plan_destroy", p->tile_first);
   free(p);
 }

@@ -136,6 +136,8 @@ gpu_status spmv_product_shaped(const char *fn, const gpu_csr *A, double alpha, c
     s = build_offsets_table<Index>(fn, row_ptr, rows, nnz, Shape::tile_items, tiles, stream, GP_DEFERRED_CSR,
                                    false, &table);
   const heads_from_offsets<Index> src{row_ptr, rows, plan_tile_first ? plan_tile_first : table.tile_first};
+  /* A plan run's bad columns go to the deferred word; where no mapped memory
+   * exists (gp_deferred_word NULL) they are only clamped, not reported. */
   const csr_products<T, Index> products{static_cast<const Index *>(A->col_idx), static_cast<const T *>(x), cols,
                                         plan_tile_first ? gp_deferred_word(GP_DEFERRED_CSR) : table.bad};
   const spmv_results<T> results{yy, T(alpha), T(beta), read_y};
