@@ -36,8 +36,8 @@ struct sort_case {
 
 void restore_input(void *arg) {
   auto *c = static_cast<sort_case *>(arg);
-  sort_bench_copy(c->keys, c->pristine_keys, c->n * gpu_dtype_size(c->t));
-  if (c->value_bytes) sort_bench_copy(c->values, c->pristine_values, c->n * c->value_bytes);
+  bench_copy(c->keys, c->pristine_keys, c->n * gpu_dtype_size(c->t));
+  if (c->value_bytes) bench_copy(c->values, c->pristine_values, c->n * c->value_bytes);
 }
 
 void nothing(void *) {}
@@ -71,16 +71,16 @@ int reps_for(size_t bytes) { return bytes >= (size_t(1) << 30) ? 11 : bytes >= (
 
 void sort_benchmark(benchmark::State &state, const std::string &name, gpu_dtype t, size_t vb, bool descending) {
   const size_t n = size_t(state.range(0)), kb = n * gpu_dtype_size(t), vbytes = n * vb;
-  sort_case c{t, vb, descending, n, sort_bench_buffer(0, kb), vb ? sort_bench_buffer(1, vbytes) : nullptr,
-              sort_bench_buffer(2, kb), vb ? sort_bench_buffer(3, vbytes) : nullptr, sort_bench_buffer(4, kb),
-              vb ? sort_bench_buffer(5, vbytes) : nullptr};
+  sort_case c{t, vb, descending, n, bench_buffer(0, kb), vb ? bench_buffer(1, vbytes) : nullptr,
+              bench_buffer(2, kb), vb ? bench_buffer(3, vbytes) : nullptr, bench_buffer(4, kb),
+              vb ? bench_buffer(5, vbytes) : nullptr};
   sort_bench_fill_keys(c.pristine_keys, n, t, 42 + n);
   if (vb) sort_bench_fill_bits(c.pristine_values, n, vb, 4242 + n);
-  const sort_bench_fn prepare[2] = {restore_input, nothing}, run[2] = {run_gpuprim, run_cub};
+  const bench_fn prepare[2] = {restore_input, nothing}, run[2] = {run_gpuprim, run_cub};
   void *const args[2] = {&c, &c};
   double us[2];
   for (auto _ : state) {
-    sort_bench_medians_us(2, prepare, run, args, 2, reps_for(kb + vbytes), us);
+    bench_medians_prepared_us(2, prepare, run, args, 2, reps_for(kb + vbytes), us);
     state.SetIterationTime(us[0] * 1e-6);
   }
   /* Float keys are finite, without -0.0 (sort_bench_fill_keys): both results agree bit for bit. */

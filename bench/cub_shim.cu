@@ -281,10 +281,13 @@ extern "C" int64_t bench_first_difference(const void *a, const void *b, size_t n
   std::exit(2);
 }
 
-extern "C" void bench_medians_us(int k, const bench_fn *fns, void *const *args, int warmup, int reps,
-                                 double *median_us) {
+extern "C" void bench_medians_prepared_us(int k, const bench_fn *prepare, const bench_fn *run, void *const *args,
+                                          int warmup, int reps, double *median_us) {
   for (int w = 0; w < warmup; w++)
-    for (int c = 0; c < k; c++) fns[c](args[c]);
+    for (int c = 0; c < k; c++) {
+      if (prepare) prepare[c](args[c]);
+      run[c](args[c]);
+    }
   BENCH_CUDA(cudaDeviceSynchronize());
   cudaEvent_t start, stop;
   BENCH_CUDA(cudaEventCreate(&start));
@@ -292,8 +295,9 @@ extern "C" void bench_medians_us(int k, const bench_fn *fns, void *const *args, 
   std::vector<std::vector<float>> ms(k, std::vector<float>(reps));
   for (int r = 0; r < reps; r++)
     for (int c = 0; c < k; c++) {
+      if (prepare) prepare[c](args[c]);
       BENCH_CUDA(cudaEventRecord(start));
-      fns[c](args[c]);
+      run[c](args[c]);
       BENCH_CUDA(cudaEventRecord(stop));
       BENCH_CUDA(cudaEventSynchronize(stop));
       BENCH_CUDA(cudaEventElapsedTime(&ms[c][r], start, stop));
@@ -304,6 +308,11 @@ extern "C" void bench_medians_us(int k, const bench_fn *fns, void *const *args, 
     std::sort(ms[c].begin(), ms[c].end());
     median_us[c] = 1000.0 * ms[c][reps / 2];
   }
+}
+
+extern "C" void bench_medians_us(int k, const bench_fn *fns, void *const *args, int warmup, int reps,
+                                 double *median_us) {
+  bench_medians_prepared_us(k, nullptr, fns, args, warmup, reps, median_us);
 }
 
 extern "C" void *bench_buffer(int slot, size_t bytes) {

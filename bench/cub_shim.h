@@ -31,6 +31,11 @@ int cub_scan(const void *in, void *out, size_t n, gpu_dtype t, gpu_op op, int ex
  * gets contender i's median in microseconds. */
 typedef void (*bench_fn)(void *arg);
 void bench_medians_us(int k, const bench_fn *fns, void *const *args, int warmup, int reps, double *median_us);
+/* The same with an untimed step before each run of contender i,
+ * prepare[i](args[i]) (e.g. restore an input that the run sorts in place);
+ * prepare may be NULL. */
+void bench_medians_prepared_us(int k, const bench_fn *prepare, const bench_fn *run, void *const *args, int warmup,
+                               int reps, double *median_us);
 
 /* Stream compaction. Each call waits for its kept count and returns it (the
  * count travels to the host, as gpu_compact's does, so both sides deliver the

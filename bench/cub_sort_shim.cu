@@ -1,8 +1,6 @@
-#include <algorithm>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
-#include <vector>
 
 #include <cub/device/device_radix_sort.cuh>
 
@@ -103,9 +101,6 @@ __global__ void differences_kernel(const uint32_t *a, const uint32_t *b, size_t 
   if (mine) atomicAdd(count, mine);
 }
 
-std::vector<void *> buffers;
-std::vector<size_t> buffer_bytes;
-
 }  // namespace
 
 extern "C" int cub_sort_keys(const void *in, void *out, size_t n, gpu_dtype t, int descending) {
@@ -148,25 +143,8 @@ extern "C" void sort_bench_fill_keys(void *p, size_t n, gpu_dtype t, uint64_t se
   BENCH_CUDA(cudaGetLastError());
 }
 
-extern "C" void *sort_bench_buffer(int slot, size_t bytes) {
-  if (size_t(slot) >= buffers.size()) {
-    buffers.resize(slot + 1, nullptr);
-    buffer_bytes.resize(slot + 1, 0);
-  }
-  if (buffer_bytes[slot] < bytes) {
-    if (buffers[slot]) BENCH_CUDA(cudaFree(buffers[slot]));
-    BENCH_CUDA(cudaMalloc(&buffers[slot], bytes));
-    buffer_bytes[slot] = bytes;
-  }
-  return buffers[slot];
-}
-
-extern "C" void sort_bench_copy(void *dst, const void *src, size_t bytes) {
-  BENCH_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, 0));
-}
-
 extern "C" size_t sort_bench_differences(const void *a, const void *b, size_t bytes) {
-  unsigned long long *count = static_cast<unsigned long long *>(sort_bench_buffer(15, sizeof *count));
+  unsigned long long *count = static_cast<unsigned long long *>(bench_buffer(15, sizeof *count));
   BENCH_CUDA(cudaMemsetAsync(count, 0, sizeof *count, 0));
   differences_kernel<<<1024, 256>>>(static_cast<const uint32_t *>(a), static_cast<const uint32_t *>(b), bytes / 4, count);
   BENCH_CUDA(cudaGetLastError());
@@ -175,31 +153,3 @@ extern "C" size_t sort_bench_differences(const void *a, const void *b, size_t by
   return size_t(host);
 }
 
-extern "C" void sort_bench_medians_us(int k, const sort_bench_fn *prepare, const sort_bench_fn *run,
-                                      void *const *args, int warmup, int reps, double *median_us) {
-  for (int w = 0; w < warmup; w++)
-    for (int c = 0; c < k; c++) {
-      prepare[c](args[c]);
-      run[c](args[c]);
-    }
-  BENCH_CUDA(cudaDeviceSynchronize());
-  cudaEvent_t start, stop;
-  BENCH_CUDA(cudaEventCreate(&start));
-  BENCH_CUDA(cudaEventCreate(&stop));
-  std::vector<std::vector<float>> ms(k, std::vector<float>(reps));
-  for (int r = 0; r < reps; r++)
-    for (int c = 0; c < k; c++) {
-      prepare[c](args[c]);
-      BENCH_CUDA(cudaEventRecord(start));
-      run[c](args[c]);
-      BENCH_CUDA(cudaEventRecord(stop));
-      BENCH_CUDA(cudaEventSynchronize(stop));
-      BENCH_CUDA(cudaEventElapsedTime(&ms[c][r], start, stop));
-    }
-  BENCH_CUDA(cudaEventDestroy(start));
-  BENCH_CUDA(cudaEventDestroy(stop));
-  for (int c = 0; c < k; c++) {
-    std::sort(ms[c].begin(), ms[c].end());
-    median_us[c] = 1000.0 * ms[c][reps / 2];
-  }
-}

@@ -1,8 +1,9 @@
 /*
  * What bench_sort compares gpuprim's sort with: CUB's DeviceRadixSort as C
- * functions, plus the sort benchmark's own device helpers (random bits, an
- * untimed set-up step before each timed run, a device-side comparison).
- * Device pointers, default stream. Kept apart from cub_shim.cu on purpose.
+ * functions, plus the sort benchmark's own device helpers (random keys, a
+ * device-side count of differences). Device pointers, default stream. Kept
+ * apart from cub_shim.cu (its CUB instantiations are many); the timing and
+ * buffers are cub_shim.h's.
  */
 #ifndef GP_BENCH_CUB_SORT_SHIM_H
 #define GP_BENCH_CUB_SORT_SHIM_H
@@ -10,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cub_shim.h"
 #include "gpuprim.h"
 
 #ifdef __cplusplus
@@ -30,19 +32,8 @@ void sort_bench_fill_bits(void *p, size_t n, size_t width, uint64_t seed);
 /* Random keys of type t; floats all finite and no -0.0 (where CUB's order
  * differs from gpuprim's). */
 void sort_bench_fill_keys(void *p, size_t n, gpu_dtype t, uint64_t seed);
-/* Device memory the benchmark reuses: grows, never shrinks. */
-void *sort_bench_buffer(int slot, size_t bytes);
-void sort_bench_copy(void *dst, const void *src, size_t bytes);
 /* Number of differing 4-byte words in two device arrays of `bytes` bytes. */
 size_t sort_bench_differences(const void *a, const void *b, size_t bytes);
-
-/* Times k contenders side by side: after `warmup` rounds, `reps` rounds in
- * which each contender runs prepare(arg) (untimed: e.g. restore its input)
- * then run(arg) between two CUDA events; median_us[i] gets contender i's
- * median. */
-typedef void (*sort_bench_fn)(void *arg);
-void sort_bench_medians_us(int k, const sort_bench_fn *prepare, const sort_bench_fn *run, void *const *args,
-                           int warmup, int reps, double *median_us);
 
 #ifdef __cplusplus
 }

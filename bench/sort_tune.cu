@@ -41,7 +41,7 @@ void check_cuda(cudaError_t e, const char *what) {
   std::exit(2);
 }
 
-/* One (key type, value width, n) and its buffers (slots of sort_bench_buffer). */
+/* One (key type, value width, n) and its buffers (slots of bench_buffer). */
 struct sort_case {
   const char *name;
   gpu_dtype t;
@@ -57,18 +57,18 @@ struct sort_case {
   size_t value_array_bytes() const { return n * value_bytes; }
 };
 
-void *buffer_or_null(int slot, size_t bytes) { return bytes ? sort_bench_buffer(slot, bytes) : nullptr; }
+void *buffer_or_null(int slot, size_t bytes) { return bytes ? bench_buffer(slot, bytes) : nullptr; }
 
 void set_up(sort_case &c) {
   c.n = size_t(1) << c.log2n;
   const size_t kb = c.key_array_bytes(), vb = c.value_array_bytes();
-  c.pristine_keys = sort_bench_buffer(0, kb);
+  c.pristine_keys = bench_buffer(0, kb);
   c.pristine_values = buffer_or_null(1, vb);
-  c.keys = sort_bench_buffer(2, kb);
+  c.keys = bench_buffer(2, kb);
   c.values = buffer_or_null(3, vb);
-  c.ref_keys = sort_bench_buffer(4, kb);
+  c.ref_keys = bench_buffer(4, kb);
   c.ref_values = buffer_or_null(5, vb);
-  c.cub_keys = sort_bench_buffer(6, kb);
+  c.cub_keys = bench_buffer(6, kb);
   c.cub_values = buffer_or_null(7, vb);
   sort_bench_fill_bits(c.pristine_keys, c.n, gpu_dtype_size(c.t), 42 + c.n);
   if (vb) sort_bench_fill_bits(c.pristine_values, c.n, c.value_bytes, 4242 + c.n);
@@ -76,8 +76,8 @@ void set_up(sort_case &c) {
 
 void restore_input(void *arg) {
   auto *c = static_cast<sort_case *>(arg);
-  sort_bench_copy(c->keys, c->pristine_keys, c->key_array_bytes());
-  if (c->value_bytes) sort_bench_copy(c->values, c->pristine_values, c->value_array_bytes());
+  bench_copy(c->keys, c->pristine_keys, c->key_array_bytes());
+  if (c->value_bytes) bench_copy(c->values, c->pristine_values, c->value_array_bytes());
 }
 
 void nothing(void *) {}
@@ -167,10 +167,10 @@ void sweep(sort_case &c, std::vector<std::string> &bests) {
       std::printf("%-22s %-25s %s\n", name.c_str(), resources, complaint.c_str());
       continue;
     }
-    const sort_bench_fn prepare[2] = {restore_contender_input, nothing}, run[2] = {run_contender, run_cub};
+    const bench_fn prepare[2] = {restore_contender_input, nothing}, run[2] = {run_contender, run_cub};
     void *const args[2] = {&k, &c};
     double us[2];
-    sort_bench_medians_us(2, prepare, run, args, WARMUP, REPS, us);
+    bench_medians_prepared_us(2, prepare, run, args, WARMUP, REPS, us);
     std::printf("%-22s %-25s %10.1f %8.2f %10.1f %8.2f %7.3f\n", name.c_str(), resources, us[0], c.n / us[0] / 1e3,
                 us[1], c.n / us[1] / 1e3, us[1] / us[0]);
     std::fflush(stdout);
@@ -202,7 +202,7 @@ struct copy_args {
 };
 void run_copy(void *arg) {
   auto *a = static_cast<copy_args *>(arg);
-  sort_bench_copy(a->dst, a->src, a->bytes);
+  bench_copy(a->dst, a->src, a->bytes);
 }
 
 double median(std::vector<float> v) {
@@ -252,10 +252,10 @@ void breakdown(int log2n, uint32_t mask, const char *data, const char *passes) {
   const size_t wrong = sort_bench_differences(c.keys, c.ref_keys, c.key_array_bytes());
 
   copy_args copy{c.cub_keys, c.pristine_keys, c.key_array_bytes()};
-  const sort_bench_fn prepare[2] = {nothing, nothing}, run[2] = {run_copy, run_cub};
+  const bench_fn prepare[2] = {nothing, nothing}, run[2] = {run_copy, run_cub};
   void *const args[2] = {&copy, &c};
   double floor_us[2]; /* the copy, CUB */
-  sort_bench_medians_us(2, prepare, run, args, WARMUP, REPS, floor_us);
+  bench_medians_prepared_us(2, prepare, run, args, WARMUP, REPS, floor_us);
 
   std::printf("\nbreakdown: the library's u32 keys sort, n = 2^%d, %s keys%s\n", log2n, data,
               wrong ? " -- WRONG RESULT" : "");

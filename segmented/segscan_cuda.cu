@@ -1,8 +1,8 @@
 /* The CUDA backend of segmented scan and reduce (segmented_cuda.h):
  * dispatch on the element type (segscan_cuda_<type>.cu). Arguments arrive
  * checked by segmented.c, except the offsets' values, which live in device
- * memory: the kernels read them clamped, and a malformed set is reported
- * after the stream is waited for. */
+ * memory: the kernels read them clamped, and a malformed set is a deferred
+ * error (gpu_synchronize reports it). */
 #include "segmented_cuda.h"
 
 #include <cuda_runtime.h>
