@@ -15,10 +15,11 @@ namespace gp {
 template <typename T> using seg_shape = seg_large_shape<sizeof(T)>;
 
 /* For offsets: tile_first[] (pool memory, freed by the caller) and the
- * offsets check. Its verdict is deferred to gpu_synchronize (the thread's
- * deferred-error word of `kind`) unless `wait` is asked for or no mapped
- * memory exists; then offsets_verdict waits for it (mapped host memory, or
- * device memory after tile_first). */
+ * offsets check, in one launch (device/tile_first.cuh). Its verdict is
+ * deferred to gpu_synchronize (the thread's deferred-error word of `kind`)
+ * unless `wait` is asked for or no mapped memory exists; then
+ * offsets_verdict waits for it (mapped host memory, or device memory after
+ * tile_first). */
 struct offsets_table {
   uint64_t *tile_first = nullptr;
   unsigned *bad = nullptr;
@@ -37,11 +38,16 @@ gpu_status build_offsets_table(const char *fn, const Offset *offsets, uint64_t n
   if (!t->deferred) {
     t->bad_host = reinterpret_cast<unsigned *>(gp_mapped_host_word());
     t->bad = t->bad_host ? t->bad_host : reinterpret_cast<unsigned *>(t->tile_first + tiles);
-    if (t->bad_host) *t->bad_host = 0;
+    /* The kernel writes every tile_first[] entry but only ever sets *bad:
+     * zeroed here, by a launch only in the rare device-memory fallback. */
+    if (t->bad_host) {
+      *t->bad_host = 0;
+    } else {
+      s = gp_cuda_status(cudaMemsetAsync(t->bad, 0, sizeof(unsigned), stream), fn, "cudaMemsetAsync");
+      if (s != GPU_OK) return s;
+    }
   }
-  s = gp_cuda_status(cudaMemsetAsync(t->tile_first, 0, (tiles + 1) * sizeof(uint64_t), stream), fn, "cudaMemsetAsync");
-  if (s != GPU_OK) return s;
-  const uint64_t blocks = (nseg + 1 + 255) / 256;
+  const uint64_t blocks = (tile_first_threads(nseg, tiles) + 255) / 256;
   tile_first_segments<Offset><<<unsigned(blocks < 4096 ? blocks : 4096), 256, 0, stream>>>(offsets, nseg, n, tile_items,
                                                                                            tiles, t->tile_first, t->bad);
   return check_launch(fn, "tile_first_segments");

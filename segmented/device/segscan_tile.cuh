@@ -3,8 +3,9 @@
  * (scan_tile.cuh) over (value, segment-start) pairs (seg_pair.cuh), one
  * tile per block. Each tile's start flags come from the head-flag array, or
  * from the offsets of the segments that start in the tile (found through
- * tile_first[], one entry per tile, built by a first kernel), set as bits in
- * shared memory: offsets are never turned into a flags array in memory.
+ * tile_first[], one entry per tile, built by a first kernel in
+ * tile_first.cuh), set as bits in shared memory: offsets are never turned
+ * into a flags array in memory.
  *
  * Flags are in scan order: a forward scan restarts at each segment's first
  * element, a REVERSE one at each segment's last. Exclusive scans write the
@@ -22,6 +23,7 @@
 #pragma once
 
 #include "segmented/device/seg_pair.cuh"
+#include "segmented/device/tile_first.cuh"
 
 namespace gp {
 
@@ -69,29 +71,6 @@ template <typename T, typename Base> struct store_results {
   __device__ void operator()(uint64_t j, T v, bool empty) const { out[j] = empty ? Base::identity() : v; }
 };
 
-template <typename Offset> __device__ inline uint64_t clamped_offset(const Offset *offsets, uint64_t s, uint64_t n) {
-  const int64_t o = int64_t(offsets[s]);
-  return o < 0 ? 0 : uint64_t(o) > n ? n : uint64_t(o);
-}
-
-/* One thread per offset: tile_first[t] = the smallest s with offsets[s] >=
- * t * tile_items (tile_first zeroed before), and *bad = 1 if the offsets are
- * not 0 = offsets[0] <= ... <= offsets[nseg] = n. */
-template <typename Offset>
-__global__ void tile_first_segments(const Offset *offsets, uint64_t nseg, uint64_t n, uint32_t tile_items,
-                                    uint64_t tiles, uint64_t *tile_first, unsigned *bad) {
-  for (uint64_t s = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; s <= nseg; s += uint64_t(gridDim.x) * blockDim.x) {
-    const int64_t raw = int64_t(offsets[s]);
-    const int64_t raw_prev = s ? int64_t(offsets[s - 1]) : 0;
-    if (raw < 0 || uint64_t(raw) > n || raw < raw_prev || (s == 0 && raw != 0) || (s == nseg && uint64_t(raw) != n))
-      *bad = 1;
-    const uint64_t cur = clamped_offset(offsets, s, n);
-    /* Boundaries b = t * tile_items with prev < b <= cur have s as their lower bound. */
-    uint64_t t = s ? (clamped_offset(offsets, s - 1, n) / tile_items) + 1 : 0;
-    for (; t < tiles && t * tile_items <= cur; t++) tile_first[t] = s;
-  }
-}
-
 /* out[0, count) = v: segmented reduce of n = 0 elements (every segment empty). */
 template <typename T> __global__ void fill_value(T *out, uint64_t count, T v) {
   for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += uint64_t(gridDim.x) * blockDim.x)
@@ -103,14 +82,17 @@ template <typename Shape> struct stage_heads {
   uint32_t bits[Shape::tile_items / 32];
 };
 
-/* The segments whose offsets may fall in tile t: [first, last]. */
+/* The segments whose offsets may fall in tile t: [first, last]. Clamped, so
+ * any table values keep the accesses in bounds; tile_first[] is
+ * non-decreasing even for malformed offsets (tile_first.cuh), so the ranges
+ * of all tiles add up to at most nseg + tiles. */
 template <typename Offset>
 __device__ inline void tile_segments(const heads_from_offsets<Offset> &src, uint32_t tile, uint32_t tiles, uint64_t *first,
                                      uint64_t *last) {
   const uint64_t a = src.tile_first[tile], b = tile + 1 < tiles ? src.tile_first[tile + 1] : src.nseg;
   *first = a < src.nseg ? a : src.nseg;
   *last = b < src.nseg ? b : src.nseg;
-  if (*last < *first) *last = *first; /* only with malformed offsets */
+  if (*last < *first) *last = *first; /* a guard: tile_first[] never decreases */
 }
 
 /* This thread's start flags (scan order) for the tile at `base` with `valid` items. */

@@ -1,0 +1,115 @@
+/*
+ * The offsets' tile table and their check, for segmented scan and reduce by
+ * offsets and for SpMV's row_ptr (Offset: int64_t, or int32_t for row_ptr):
+ *
+ *   tile_first[t] = the smallest segment s with offsets[s] >= t * tile_items
+ *                   (offsets read clamped into [0, n]), for t < tiles;
+ *   *bad = 1      unless 0 = offsets[0] <= ... <= offsets[nseg] = n.
+ *
+ * One launch, threads over max(nseg + 1, tiles): thread i finds tile i's
+ * entry by a binary search (i < tiles) and checks offset i against its
+ * predecessor (i <= nseg). So each entry is written by exactly one thread
+ * (no zeroing beforehand), the table costs tiles searches of O(log nseg)
+ * reads whatever the offsets, and the check reads every offset once.
+ *
+ * The per-thread functions are __host__ __device__ under nvcc (plain C++
+ * otherwise), so tools/check_tile_first.cu runs the kernel's own logic on
+ * the host.
+ *
+ * Why the search gives the table the segmented kernels had before (one
+ * thread per offset s writing the t with offsets[s-1] < t * tile_items <=
+ * offsets[s], after a memset to 0): for well-formed offsets o (clamping
+ * changes nothing), t < tiles = ceil(n / tile_items) gives b = t * tile_items
+ * < n = o[nseg]. The intervals (-inf, o[0]], (o[0], o[1]], ...,
+ * (o[nseg-1], o[nseg]] are disjoint (o is non-decreasing) and cover every
+ * b <= n, so exactly one s wrote entry t: the one with o[s-1] < b <= o[s]
+ * (or b <= o[0] for s = 0), that is o[s] >= b while o[r] <= o[s-1] < b for
+ * every r < s, which is the lower bound of b. Since o[nseg] > b, that lower
+ * bound lies in [0, nseg); the search below looks in [0, nseg) and answers
+ * nseg when nothing there reaches b, so it finds the same s.
+ *
+ * Malformed offsets (not monotone, negative, beyond n): the search still
+ * halves [lo, hi) each step (ceil(log2(nseg + 1)) steps, reads only
+ * offsets[0, nseg)) and answers in [0, nseg]. Its answer is also
+ * non-decreasing in b for ANY array: at the first step both b1 < b2 read
+ * the same o[mid]; if o[mid] < b1 both go right, if o[mid] >= b2 both go
+ * left, otherwise b1 ends in [lo, mid] and b2 in [mid + 1, hi]; induct. So
+ * tile_first[] is non-decreasing whatever the offsets, and the scan kernel's
+ * per-tile ranges [tile_first[t], tile_first[t + 1]] (tile_segments) add up
+ * to at most nseg + tiles segments: malformed offsets cannot make the
+ * kernels' total work grow beyond that of well-formed ones (one tile may
+ * own up to nseg + 1 segments, as with many empty segments at one place).
+ */
+#pragma once
+
+#include <cstdint>
+
+#ifdef __CUDACC__
+#define GP_TILE_FIRST_HD __host__ __device__
+#else
+#define GP_TILE_FIRST_HD
+#endif
+
+namespace gp {
+
+/* offsets[s] clamped into [0, n]. */
+template <typename Offset>
+GP_TILE_FIRST_HD inline uint64_t clamped_offset(const Offset *offsets, uint64_t s, uint64_t n) {
+  const int64_t o = int64_t(offsets[s]);
+  return o < 0 ? 0 : uint64_t(o) > n ? n : uint64_t(o);
+}
+
+/* The smallest s in [0, nseg) with the clamped offsets[s] >= b, or nseg
+ * where none is: the lower bound of b for well-formed offsets, and in
+ * [0, nseg] after O(log nseg) reads for any (see above). */
+template <typename Offset>
+GP_TILE_FIRST_HD inline uint64_t first_segment_reaching(const Offset *offsets, uint64_t nseg, uint64_t n, uint64_t b) {
+  uint64_t lo = 0, hi = nseg;
+  while (lo < hi) {
+    const uint64_t mid = lo + (hi - lo) / 2;
+    if (clamped_offset(offsets, mid, n) < b)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* Whether offsets[s] keeps 0 = offsets[0] <= ... <= offsets[nseg] = n: in
+ * [0, n], not below offsets[s - 1], 0 first and n last. Checking every s
+ * catches every malformed array. */
+template <typename Offset>
+GP_TILE_FIRST_HD inline bool offset_in_order(const Offset *offsets, uint64_t s, uint64_t nseg, uint64_t n) {
+  const int64_t raw = int64_t(offsets[s]);
+  if (raw < 0 || uint64_t(raw) > n) return false;
+  if (s == 0 ? raw != 0 : raw < int64_t(offsets[s - 1])) return false;
+  return s != nseg || uint64_t(raw) == n;
+}
+
+/* Thread i's share of tile_first_segments: tile i's entry and offset i's check. */
+template <typename Offset>
+GP_TILE_FIRST_HD inline void tile_first_thread(const Offset *offsets, uint64_t nseg, uint64_t n, uint32_t tile_items,
+                                               uint64_t tiles, uint64_t i, uint64_t *tile_first, unsigned *bad) {
+  if (i < tiles) tile_first[i] = first_segment_reaching(offsets, nseg, n, i * tile_items);
+  if (i <= nseg && !offset_in_order(offsets, i, nseg, n)) *bad = 1;
+}
+
+/* How many threads tile_first_segments needs. */
+GP_TILE_FIRST_HD inline uint64_t tile_first_threads(uint64_t nseg, uint64_t tiles) {
+  return nseg + 1 > tiles ? nseg + 1 : tiles;
+}
+
+#ifdef __CUDACC__
+/* The table and the check in one launch (grid-stride over
+ * tile_first_threads). *bad is only ever set, never cleared: the caller
+ * zeroes it (or accumulates into a deferred-error word). */
+template <typename Offset>
+__global__ void tile_first_segments(const Offset *offsets, uint64_t nseg, uint64_t n, uint32_t tile_items,
+                                    uint64_t tiles, uint64_t *tile_first, unsigned *bad) {
+  const uint64_t count = tile_first_threads(nseg, tiles);
+  for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += uint64_t(gridDim.x) * blockDim.x)
+    tile_first_thread(offsets, nseg, n, tile_items, tiles, i, tile_first, bad);
+}
+#endif
+
+}  // namespace gp
