@@ -114,10 +114,12 @@ __device__ inline uint32_t thread_heads(const heads_from_flags &src, stage_heads
   return bits;
 }
 
+/* The tile's start flags from the offsets, as bits in sh (tile positions;
+ * the first and last elements of the input not included). Uniform across
+ * the block; contains barriers. */
 template <typename Shape, bool REVERSE, typename Offset>
-__device__ inline uint32_t thread_heads(const heads_from_offsets<Offset> &src, stage_heads<Shape> &sh, uint32_t tile,
-                                        uint32_t tiles, uint64_t base, uint32_t valid, uint64_t n, int warp,
-                                        int lane) {
+__device__ inline void stage_offset_heads(const heads_from_offsets<Offset> &src, stage_heads<Shape> &sh, uint32_t tile,
+                                          uint32_t tiles, uint64_t base, uint32_t valid, uint64_t n) {
   for (int w = threadIdx.x; w < Shape::tile_items / 32; w += Shape::threads) sh.bits[w] = 0;
   __syncthreads();
   uint64_t first, last;
@@ -129,6 +131,13 @@ __device__ inline uint32_t thread_heads(const heads_from_offsets<Offset> &src, s
     if (at >= base && at < base + valid) atomicOr(&sh.bits[(at - base) >> 5], 1u << ((at - base) & 31));
   }
   __syncthreads();
+}
+
+template <typename Shape, bool REVERSE, typename Offset>
+__device__ inline uint32_t thread_heads(const heads_from_offsets<Offset> &src, stage_heads<Shape> &sh, uint32_t tile,
+                                        uint32_t tiles, uint64_t base, uint32_t valid, uint64_t n, int warp,
+                                        int lane) {
+  stage_offset_heads<Shape, REVERSE>(src, sh, tile, tiles, base, valid, n);
   uint32_t bits = 0;
 #pragma unroll
   for (int r = 0; r < Shape::rows; r++)
@@ -143,11 +152,13 @@ __device__ inline uint32_t thread_heads(const heads_from_offsets<Offset> &src, s
   return bits;
 }
 
-/* Segmented reduce, after the tile's inclusive results are in `results`:
- * the result of each segment j ending in the tile, and of each empty
- * segment starting in it (or, in the last tile, at n), to epilogue(j, v, empty). */
-template <typename T, typename Shape, typename Offset, typename Epilogue>
-__device__ inline void gather_segment_results(const heads_from_offsets<Offset> &src, const T *results, uint32_t tile,
+/* Segmented reduce, after the tile's inclusive results are in `results`
+ * (results[i]: item i of the tile; a pointer, or an accessor of a permuted
+ * buffer): the result of each segment j ending in the tile, and of each
+ * empty segment starting in it (or, in the last tile, at n), to
+ * epilogue(j, v, empty). */
+template <typename T, typename Shape, typename Offset, typename Results, typename Epilogue>
+__device__ inline void gather_segment_results(const heads_from_offsets<Offset> &src, const Results &results, uint32_t tile,
                                               uint32_t tiles, uint64_t base, uint32_t valid, uint64_t n,
                                               const Epilogue &epilogue) {
   uint64_t first, last;
