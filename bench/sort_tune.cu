@@ -2,8 +2,11 @@
 // made to learn as much as one run on the GPU machine can (about a minute):
 //
 //  1. Variants: tile shape (threads x keys per thread), the launch bounds'
-//     blocks per SM (lbN: a register cap; lb1 = none) and the ranking (8
-//     ballots or match.any), from the tables in sort_tune_<case>.cu, for u32
+//     blocks per SM (lbN: a register cap; lb1 = none), how lanes of one digit
+//     find each other (8 ballots, match.any, or "-" for atomicOr masks), how
+//     the group takes its ranks ("atom": CUB's shared atomicAdd; "aor":
+//     CUB's atomicOr masks; else load/store + __syncwarp) and "pers" for a
+//     persistent grid (sort/sort_tuning.h), from the tables in sort_tune_<case>.cu, for u32
 //     keys at 2^24 and 2^28, u32/u32 pairs and u64 keys at 2^28. Each runs
 //     once first and its output is compared with CUB's (both sorts are
 //     stable, so they agree bit for bit): a failing or wrong variant is
@@ -15,7 +18,8 @@
 //     keys, on keys whose top byte is constant (3 sorting passes, then a
 //     copy) and whose top two bytes are (2 sorting passes, 2 skipped
 //     launches), beside a device-to-device copy of the keys (a pass's floor:
-//     it reads and writes every key once) and CUB's SortKeys on the same keys.
+//     it reads and writes every key once) and CUB's SortKeys on the same keys;
+//     then the same shape with a persistent grid at 2^28.
 //
 // Times are medians of REPS CUDA-event timings after WARMUP rounds; Gkeys/s
 // = n / time; vs_cub = CUB time / this time (> 1: faster than CUB).
@@ -134,8 +138,11 @@ std::string verify(const contender &k) {
 
 std::string variant_name(const tune_variant *v) {
   if (!v) return "library";
+  static const char *const ranks[] = {"", " atom", " aor"};
   char s[64];
-  std::snprintf(s, sizeof s, "%dx%d lb%d %s", v->threads, v->items, v->min_blocks, v->ballots ? "ballot" : "match");
+  std::snprintf(s, sizeof s, "%dx%d lb%d %s%s%s", v->threads, v->items, v->min_blocks,
+                v->rank == gp::radix::RANK_ATOMIC_OR ? "-" : v->ballots ? "ballot" : "match", ranks[v->rank],
+                v->persistent ? " pers" : "");
   return s;
 }
 
@@ -150,7 +157,7 @@ void sweep(sort_case &c, std::vector<std::string> &bests) {
   cub_into(c, c.ref_keys, c.ref_values);
   check_cuda(cudaDeviceSynchronize(), "CUB reference");
   std::printf("\n%s, n = 2^%d (%zu variants)\n", c.name, c.log2n, size_t(c.table.count));
-  std::printf("%-22s %4s %5s %7s %6s %10s %8s %10s %8s %7s\n", "variant", "regs", "spill", "smem", "blk/SM", "us",
+  std::printf("%-28s %4s %5s %7s %6s %10s %8s %10s %8s %7s\n", "variant", "regs", "spill", "smem", "blk/SM", "us",
               "Gkeys/s", "cub_us", "cub_Gk/s", "vs_cub");
   std::vector<result> results;
   for (int i = -1; i < c.table.count; i++) {
@@ -164,14 +171,14 @@ void sweep(sort_case &c, std::vector<std::string> &bests) {
       std::snprintf(resources, sizeof resources, "%4d %5d %6.1fK %6d", info.regs, info.local_bytes,
                     info.smem_bytes / 1024.0, info.blocks_per_sm);
     if (!complaint.empty()) {
-      std::printf("%-22s %-25s %s\n", name.c_str(), resources, complaint.c_str());
+      std::printf("%-28s %-25s %s\n", name.c_str(), resources, complaint.c_str());
       continue;
     }
     const bench_fn prepare[2] = {restore_contender_input, nothing}, run[2] = {run_contender, run_cub};
     void *const args[2] = {&k, &c};
     double us[2];
     bench_medians_prepared_us(2, prepare, run, args, WARMUP, REPS, us);
-    std::printf("%-22s %-25s %10.1f %8.2f %10.1f %8.2f %7.3f\n", name.c_str(), resources, us[0], c.n / us[0] / 1e3,
+    std::printf("%-28s %-25s %10.1f %8.2f %10.1f %8.2f %7.3f\n", name.c_str(), resources, us[0], c.n / us[0] / 1e3,
                 us[1], c.n / us[1] / 1e3, us[1] / us[0]);
     std::fflush(stdout);
     results.push_back({name, us[0], us[1]});
@@ -181,7 +188,7 @@ void sweep(sort_case &c, std::vector<std::string> &bests) {
     return a.us / a.cub_us < b.us / b.cub_us; /* the highest vs_cub */
   });
   char line[256];
-  std::snprintf(line, sizeof line, "best %-15s 2^%d: %-22s %8.2f Gkeys/s  vs_cub %.3f  (library %.3f)", c.name, c.log2n,
+  std::snprintf(line, sizeof line, "best %-15s 2^%d: %-28s %8.2f Gkeys/s  vs_cub %.3f  (library %.3f)", c.name, c.log2n,
                 best->name.c_str(), c.n / best->us / 1e3, best->cub_us / best->us,
                 results[0].name == "library" ? results[0].cub_us / results[0].us : 0.0);
   std::printf("%s\n", line);
@@ -212,8 +219,9 @@ double median(std::vector<float> v) {
 
 /* The library's u32 keys sort, launch by launch. `passes` says what the
  * plan should do with each digit (S sort, C copy, K skip). */
-void breakdown(int log2n, uint32_t mask, const char *data, const char *passes) {
-  using Launches = gp::radix::onesweep_launches<GPU_U32, 0, gp::radix::onesweep_tuning<4, 0>::shape>;
+template <typename Shape = gp::radix::onesweep_tuning<4, 0>::shape>
+void breakdown(int log2n, uint32_t mask, const char *data, const char *passes, const char *shape = "its own shape") {
+  using Launches = gp::radix::onesweep_launches<GPU_U32, 0, Shape>;
   constexpr int DIGITS = 4, STEPS = DIGITS + 3; /* begin, histogram, the passes, end */
   sort_case c{"u32 keys", GPU_U32, 0, log2n};
   set_up(c);
@@ -257,7 +265,7 @@ void breakdown(int log2n, uint32_t mask, const char *data, const char *passes) {
   double floor_us[2]; /* the copy, CUB */
   bench_medians_prepared_us(2, prepare, run, args, WARMUP, REPS, floor_us);
 
-  std::printf("\nbreakdown: the library's u32 keys sort, n = 2^%d, %s keys%s\n", log2n, data,
+  std::printf("\nbreakdown: the library's u32 keys sort (%s), n = 2^%d, %s keys%s\n", shape, log2n, data,
               wrong ? " -- WRONG RESULT" : "");
   std::printf("  %-28s %10s %8s %8s\n", "step", "us", "vs_copy", "GB/s");
   const double bytes = double(c.key_array_bytes());
@@ -314,6 +322,13 @@ int main(int argc, char **argv) {
   breakdown(28, 0x00ffffffu, "top byte constant", "SSSC");
   breakdown(28, 0x0000ffffu, "top 2 bytes constant", "SSKK");
   breakdown(24, 0xffffffffu, "random", "SSSS");
+  /* The same shape with a persistent grid (resident blocks taking tiles):
+   * what skipped and copy passes cost then, and the sorting passes. */
+  using Persistent = gp::radix::sort_variant<256, 24, 3, true, gp::radix::RANK_STORE, true>;
+  const char *pers = "256x24 lb3 ballot pers";
+  breakdown<Persistent>(28, 0xffffffffu, "random", "SSSS", pers);
+  breakdown<Persistent>(28, 0x00ffffffu, "top byte constant", "SSSC", pers);
+  breakdown<Persistent>(28, 0x0000ffffu, "top 2 bytes constant", "SSKK", pers);
 
   sort_case cases[] = {
       {"u32 keys", GPU_U32, 0, 28, u32_key_variants()},

@@ -12,8 +12,10 @@
 
 namespace {
 #define V(THREADS, ITEMS, MIN_BLOCKS, BALLOTS) TUNE_VARIANT(GPU_U32, 0, THREADS, ITEMS, MIN_BLOCKS, BALLOTS)
+#define X(THREADS, ITEMS, MIN_BLOCKS, BALLOTS, RANK, PERSISTENT) \
+  TUNE_VARIANT_X(GPU_U32, 0, THREADS, ITEMS, MIN_BLOCKS, BALLOTS, RANK, PERSISTENT)
 const tune_variant variants[] = {
-    V(384, 20, 2, true), /* the library's */
+    V(384, 20, 2, true), /* CUB's shape (the library's is 256 x 24 at 3, below) */
     V(256, 16, 3, true), V(256, 20, 3, true), V(256, 24, 3, true), V(256, 16, 4, true), V(256, 20, 4, true),
     V(256, 20, 2, true),
     V(384, 12, 2, true), V(384, 15, 2, true), V(384, 16, 2, true), V(384, 18, 2, true), V(384, 23, 2, true),
@@ -22,8 +24,14 @@ const tune_variant variants[] = {
     V(512, 16, 1, true),
     V(256, 20, 3, false), V(256, 24, 3, false), V(384, 16, 2, false), V(384, 20, 2, false), V(384, 24, 2, false),
     V(384, 16, 3, false), V(512, 16, 2, false), V(512, 20, 2, false),
+    /* Rank methods (CUB's atomicAdd; atomicOr masks) and persistent grids. */
+    X(256, 24, 3, true, ATOMIC, false), X(256, 24, 3, false, ATOMIC, false), X(256, 24, 3, true, ATOMIC_OR, false),
+    X(256, 20, 3, true, ATOMIC, false), X(384, 20, 2, true, ATOMIC, false), X(384, 16, 2, true, ATOMIC, false),
+    X(384, 20, 2, true, ATOMIC_OR, false), X(512, 16, 2, true, ATOMIC, false),
+    X(256, 24, 3, true, STORE, true), X(256, 24, 3, true, ATOMIC, true), X(384, 20, 2, true, ATOMIC, true),
 };
 #undef V
+#undef X
 }  // namespace
 
 tune_table u32_key_variants() { return {variants, int(sizeof variants / sizeof variants[0])}; }

@@ -11,14 +11,22 @@
 
 namespace {
 #define V(THREADS, ITEMS, MIN_BLOCKS, BALLOTS) TUNE_VARIANT(GPU_U64, 0, THREADS, ITEMS, MIN_BLOCKS, BALLOTS)
+#define X(THREADS, ITEMS, MIN_BLOCKS, BALLOTS, RANK, PERSISTENT) \
+  TUNE_VARIANT_X(GPU_U64, 0, THREADS, ITEMS, MIN_BLOCKS, BALLOTS, RANK, PERSISTENT)
 const tune_variant variants[] = {
-    V(384, 15, 2, true), /* the library's */
+    V(384, 15, 2, true), /* CUB's shape (the library's is 384 x 16 at 2, below) */
     V(256, 12, 3, true), V(256, 15, 3, true), V(256, 16, 3, true), V(256, 12, 4, true), V(256, 20, 2, true),
     V(384, 12, 2, true), V(384, 16, 2, true), V(384, 15, 1, true), V(384, 18, 1, true),
     V(512, 12, 2, true), V(512, 12, 1, true),
     V(256, 16, 3, false), V(384, 12, 2, false), V(384, 15, 2, false), V(384, 16, 2, false), V(512, 12, 2, false),
+    /* Rank methods (CUB's atomicAdd; atomicOr masks) and persistent grids. */
+    X(384, 16, 2, true, ATOMIC, false), X(384, 16, 2, false, ATOMIC, false), X(384, 16, 2, true, ATOMIC_OR, false),
+    X(384, 15, 2, true, ATOMIC, false), X(384, 12, 2, true, ATOMIC, false), X(256, 16, 3, true, ATOMIC, false),
+    X(384, 16, 2, true, STORE, true), X(384, 16, 2, true, ATOMIC, true), /* both spill 4-8 bytes */
+    X(384, 15, 2, true, ATOMIC, true),
 };
 #undef V
+#undef X
 }  // namespace
 
 tune_table u64_key_variants() { return {variants, int(sizeof variants / sizeof variants[0])}; }

@@ -36,13 +36,14 @@ template <auto KERNEL> gpu_status allow_shared_memory(const char *fn, size_t byt
   return gp_cuda_status(err, fn, "cudaFuncSetAttribute");
 }
 
-/* Blocks of KERNEL that fit on the device at once (once per kernel). */
-template <auto KERNEL> unsigned resident_grid(int threads) {
+/* Blocks of KERNEL that fit on the device at once (once per kernel), with
+ * `smem` bytes of dynamic shared memory a block. */
+template <auto KERNEL> unsigned resident_grid(int threads, size_t smem = 0) {
   static const unsigned blocks = [&] {
     int dev = 0, sms = 0, per_sm = 0;
     cudaGetDevice(&dev);
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, KERNEL, threads, 0);
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, KERNEL, threads, smem);
     cudaGetLastError();
     return unsigned(sms > 0 && per_sm > 0 ? sms * per_sm : 1);
   }();
@@ -181,8 +182,12 @@ template <gpu_dtype T, int VALUE_BYTES, typename Shape> struct onesweep_launches
     a.portions = layout.portions;
     a.digit = d;
     a.flip = flip;
-    const unsigned tiles = unsigned((items + TILE - 1) / TILE);
-    pass_kernel<<<tiles, Shape::threads, pass_smem, stream>>>(a);
+    unsigned grid = unsigned((items + TILE - 1) / TILE); /* one block a tile */
+    if constexpr (Shape::persistent) {
+      const unsigned resident = resident_grid<pass_kernel>(Shape::threads, pass_smem);
+      if (resident < grid) grid = resident;
+    }
+    pass_kernel<<<grid, Shape::threads, pass_smem, stream>>>(a);
     return check_launch(fn, "onesweep_pass");
   }
 

@@ -24,8 +24,29 @@ constexpr int ONESWEEP_MIN_BLOCKS = 2;
  * digit bit, as CUB's onesweep does) or the match.any instruction. */
 constexpr bool MATCH_WITH_BALLOTS = true;
 
-/* A kernel's tile shape; the onesweep pass also takes its launch bounds and
- * ranking method from it (the defaults above). */
+/* How a warp's group of lanes with one digit takes its ranks from the warp's
+ * running start of that digit (block_rank.cuh::rank):
+ *   RANK_STORE      the group's last lane loads the start and stores it
+ *                   bumped, then a __syncwarp before the next item (the
+ *                   library's so far);
+ *   RANK_ATOMIC     the last lane bumps it with one shared-memory atomicAdd
+ *                   that returns the old start, no __syncwarp (CUB's onesweep,
+ *                   RADIX_RANK_MATCH_EARLY_COUNTS_ANY);
+ *   RANK_ATOMIC_OR  no ballots or match.any: each lane ORs its bit into a
+ *                   per-warp mask word of its digit, reads the group back
+ *                   after a __syncwarp, then as RANK_ATOMIC; the last lane
+ *                   clears the word (CUB's ..._EARLY_COUNTS_ATOMIC_OR; 1 KiB
+ *                   of shared memory a warp more).
+ * Every method gives the same ranks. */
+enum rank_method : int { RANK_STORE = 0, RANK_ATOMIC = 1, RANK_ATOMIC_OR = 2 };
+constexpr rank_method ONESWEEP_RANK = RANK_STORE;
+
+/* A kernel's tile shape; the onesweep pass also takes its launch bounds,
+ * ranking method and grid from it (the defaults above). persistent: the
+ * pass launches only as many blocks as fit the device at once, each taking
+ * tiles until none is left (else one block a tile); a skipped pass then
+ * costs one wave of blocks instead of one block a tile, and a copy pass is
+ * a grid-stride copy. */
 template <int THREADS, int ITEMS> struct sort_shape {
   static constexpr int threads = THREADS;
   static constexpr int items = ITEMS; /* per thread */
@@ -33,16 +54,21 @@ template <int THREADS, int ITEMS> struct sort_shape {
   static constexpr int tile_items = THREADS * ITEMS;
   static constexpr int min_blocks = ONESWEEP_MIN_BLOCKS;
   static constexpr bool match_with_ballots = MATCH_WITH_BALLOTS;
+  static constexpr rank_method rank = ONESWEEP_RANK;
+  static constexpr bool persistent = false;
   static_assert(THREADS % 32 == 0 && THREADS >= 256 && THREADS <= 1024,
                 "whole warps, at least one thread per digit");
 };
 
 /* The same with every knob spelled out, for the tuning sweep
  * (bench/sort_tune.cu); the library itself uses plain sort_shape. */
-template <int THREADS, int ITEMS, int MIN_BLOCKS, bool BALLOTS>
+template <int THREADS, int ITEMS, int MIN_BLOCKS, bool BALLOTS, rank_method RANK = ONESWEEP_RANK,
+          bool PERSISTENT = false>
 struct sort_variant : sort_shape<THREADS, ITEMS> {
   static constexpr int min_blocks = MIN_BLOCKS;
   static constexpr bool match_with_ballots = BALLOTS;
+  static constexpr rank_method rank = RANK;
+  static constexpr bool persistent = PERSISTENT;
 };
 
 template <int KEY_BYTES, int VALUE_BYTES> struct onesweep_tuning;

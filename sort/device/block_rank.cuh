@@ -18,10 +18,11 @@
  *   scan_totals    an exclusive scan over the 256 buckets gives each bucket's
  *                  start in the tile; added to every warp's starts
  *   rank           warp by warp, item by item: the lanes holding the same
- *                  digit find each other (ballots or match.any), the last of
- *                  them bumps the warp's start of that digit by the group's
- *                  size, and each lane's rank is the old start plus its place
- *                  in the group
+ *                  digit find each other (ballots, match.any or atomicOr into
+ *                  a mask word), the last of them bumps the warp's start of
+ *                  that digit by the group's size (load and store, or one
+ *                  atomicAdd: Shape::rank, sort_tuning.h), and each lane's
+ *                  rank is the old start plus its place in the group
  * The caller puts __syncthreads() between steps; only threads < RADIX call
  * bucket_total and scan_totals_*, all threads call count and rank.
  */
@@ -61,9 +62,13 @@ template <typename Shape> struct block_rank {
   using Ranks = slot_array<ITEMS>;
   using Add = scan_op<uint32_t, GPU_ADD>;
 
+  static constexpr rank_method METHOD = Shape::rank;
+  static constexpr int MASK_WARPS = METHOD == RANK_ATOMIC_OR ? WARPS : 1;
+
   struct storage {
     uint32_t warp_hist[WARPS][RADIX]; /* counts, then the warps' running starts */
     uint32_t scan_warp_totals[RADIX / WARP];
+    uint32_t match_mask[MASK_WARPS][METHOD == RANK_ATOMIC_OR ? RADIX : 1]; /* RANK_ATOMIC_OR: lanes per digit */
   };
 
   /* Position in the tile of this thread's item i. */
@@ -75,6 +80,10 @@ template <typename Shape> struct block_rank {
     uint32_t *hist = s.warp_hist[warp];
 #pragma unroll
     for (int b = lane; b < RADIX; b += WARP) hist[b] = 0;
+    if constexpr (METHOD == RANK_ATOMIC_OR) {
+#pragma unroll
+      for (int b = lane; b < RADIX; b += WARP) s.match_mask[warp][b] = 0;
+    }
     __syncwarp();
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) atomicAdd(&hist[digit.get(i)], 1u);
@@ -118,17 +127,37 @@ template <typename Shape> struct block_rank {
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) {
       const uint32_t d = digit.get(i);
-      const uint32_t peers = lanes_with_same_digit<Shape::match_with_ballots>(d);
+      uint32_t peers;
+      if constexpr (METHOD == RANK_ATOMIC_OR) {
+        uint32_t *mask = &s.match_mask[warp][d];
+        atomicOr(mask, 1u << lane);
+        __syncwarp();
+        peers = *mask;
+      } else {
+        peers = lanes_with_same_digit<Shape::match_with_ballots>(d);
+      }
       const int last = WARP - 1 - __clz(peers);       /* knows the group's size */
       const uint32_t place = __popc(peers & le);      /* 1 for the group's first lane */
       uint32_t old = 0;
-      if (lane == last) {
-        old = start[d];
-        start[d] = old + place;
+      if constexpr (METHOD == RANK_STORE) {
+        if (lane == last) {
+          old = start[d];
+          start[d] = old + place;
+        }
+      } else {
+        /* The atomic returns before the shuffle below can complete, and the
+         * next item's atomics come after the shuffle: in order without a
+         * __syncwarp. */
+        if (lane == last) old = atomicAdd(&start[d], place);
       }
       old = __shfl_sync(FULL_MASK, old, last);
       rank.set(i, old + place - 1);
-      __syncwarp(); /* the next item's group leaders read what this one wrote */
+      if constexpr (METHOD == RANK_ATOMIC_OR) {
+        if (lane == last) s.match_mask[warp][d] = 0;
+        __syncwarp(); /* the word is clear before the next item's ORs */
+      } else if constexpr (METHOD == RANK_STORE) {
+        __syncwarp(); /* the next item's group leaders read what this one wrote */
+      }
     }
   }
 };

@@ -18,7 +18,14 @@
  *        - start of digit b's run in the tile's shared memory;
  *   5. writes shared slot j to that offset + j: consecutive slots of one
  *      digit go to consecutive addresses, so stores coalesce by digit run;
- *      then the values the same way through the same shared memory.
+ *      then the values the same way through the same shared memory. The
+ *      offset is kept per digit as a byte address (64-bit: runs of one
+ *      digit spread over the whole array, which may exceed 2^32 keys), so
+ *      a key's address is one wide multiply-add of its 32-bit slot.
+ *
+ * A block sorts one tile, or with a persistent shape (sort_tuning.h) the
+ * grid is what fits the device at once and each block takes tiles until
+ * none is left.
  *
  * Look-back words are 32-bit (2 status bits, 30 bits of count), so one
  * launch handles at most 2^30 - 1 keys: larger n is cut into portions of
@@ -31,6 +38,11 @@
  * (histogram.cuh): sort, skip (the digit is the same for every key), or copy
  * (an odd number of sorting passes: one skipped digit's launch moves the
  * keys across instead, so that the last pass writes the caller's array).
+ * A copy is a grid-stride copy of tile-sized chunks, 16-byte vectors when
+ * both arrays allow, every load of a chunk issued before its stores; a
+ * skipping launch's blocks return at once (a persistent grid makes that one
+ * wave of blocks: the plan is only known on the device, and a launch's grid
+ * is fixed on the host).
  */
 #pragma once
 
@@ -76,7 +88,10 @@ template <gpu_dtype T, int VALUE_BYTES, typename Shape> struct onesweep_storage 
     K keys[Shape::tile_items];
     V values[VALUE_BYTES ? Shape::tile_items : 1];
   } x;
-  uint64_t run_offset[RADIX]; /* global position of shared slot 0, per digit */
+  /* Per digit, the byte address that shared slot 0 would go to (modulo
+   * 2^64): slot j of that digit goes to run_base[d] + j * sizeof(element),
+   * one wide multiply-add a key. Keys' addresses, then the values'. */
+  uint64_t run_base[RADIX];
   uint32_t tile;
 };
 
@@ -93,53 +108,60 @@ __device__ __forceinline__ uint32_t look_back(const uint32_t *lookback, uint32_t
   }
 }
 
-template <typename E>
-__device__ __forceinline__ void copy_range(const E *src, E *dst, uint64_t first, uint32_t count, int t, int threads) {
-  for (uint32_t j = t; j < count; j += threads) dst[first + j] = src[first + j];
+/* A copy pass's share of one tile's worth of elements (count <= TILE), in
+ * rounds of BATCH loads a thread issued before their stores (enough bytes
+ * in flight for the bandwidth, few registers: the sorting path's register
+ * budget is tight). 16-byte vectors when both arrays are 16-byte aligned
+ * and the chunk is whole (chunks start at multiples of TILE elements and
+ * TILE * sizeof(E) is a multiple of 128 bytes: a chunk is as aligned as its
+ * array); else one element a load. */
+template <typename W, int COUNT, int THREADS, int BATCH>
+__device__ __forceinline__ void copy_batched(const W *src, W *dst, uint32_t count, int t) {
+#pragma unroll
+  for (int first = 0; first < COUNT; first += BATCH * THREADS) {
+    W r[BATCH];
+#pragma unroll
+    for (int u = 0; u < BATCH; u++) {
+      const uint32_t j = first + u * THREADS + t;
+      if (j < count) r[u] = src[j]; /* count <= COUNT */
+    }
+#pragma unroll
+    for (int u = 0; u < BATCH; u++) {
+      const uint32_t j = first + u * THREADS + t;
+      if (j < count) dst[j] = r[u];
+    }
+  }
 }
 
+template <typename E, int THREADS, int TILE>
+__device__ __forceinline__ void copy_chunk(const E *src, E *dst, uint32_t count, int t, bool vectors) {
+  constexpr int VECS = int(TILE * sizeof(E) / 16);
+  static_assert(TILE * sizeof(E) % 16 == 0, "whole vectors a tile");
+  if (vectors && count == uint32_t(TILE))
+    copy_batched<uint4, VECS, THREADS, 4>(reinterpret_cast<const uint4 *>(src), reinterpret_cast<uint4 *>(dst),
+                                          uint32_t(VECS), t);
+  else
+    copy_batched<E, TILE, THREADS, 16 / sizeof(E) * 2>(src, dst, count, t);
+}
+
+__device__ __forceinline__ bool aligned16(const void *p, const void *q) {
+  return ((reinterpret_cast<uintptr_t>(p) | reinterpret_cast<uintptr_t>(q)) & 15) == 0;
+}
+
+/* Steps 1-5 (above) for one tile of a sorting launch. */
 template <gpu_dtype T, int VALUE_BYTES, typename Shape>
-__global__ void __launch_bounds__(Shape::threads, Shape::min_blocks) onesweep_pass(const onesweep_args a) {
+__device__ __forceinline__ void sort_tile(const onesweep_args &a, onesweep_storage<T, VALUE_BYTES, Shape> &s,
+                                          uint32_t *const lookback, const uint32_t tile, const uint32_t tiles,
+                                          const typename radix_key<T>::bits *src,
+                                          typename radix_key<T>::bits *dst,
+                                          const typename radix_value<VALUE_BYTES>::type *vsrc,
+                                          typename radix_value<VALUE_BYTES>::type *vdst, const int t,
+                                          const int warp, const int lane) {
   using Key = radix_key<T>;
   using K = typename Key::bits;
   using V = typename radix_value<VALUE_BYTES>::type;
   using Rank = block_rank<Shape>;
   constexpr int THREADS = Shape::threads, ITEMS = Shape::items, TILE = Shape::tile_items;
-  extern __shared__ __align__(16) unsigned char smem[];
-  auto &s = *reinterpret_cast<onesweep_storage<T, VALUE_BYTES, Shape> *>(smem);
-  const int t = threadIdx.x, warp = t / WARP, lane = t % WARP;
-
-  const uint32_t plan = a.plan[a.digit];
-  const uint32_t what = plan & 3;
-  if (what == PASS_SKIP) return;
-  const bool in_buffer = plan & 4;
-  const K *src = static_cast<const K *>(in_buffer ? a.key_buffer : a.keys);
-  K *dst = static_cast<K *>(in_buffer ? a.keys : a.key_buffer);
-  const V *vsrc = static_cast<const V *>(in_buffer ? a.value_buffer : a.values);
-  V *vdst = static_cast<V *>(in_buffer ? a.values : a.value_buffer);
-
-  if (what == PASS_COPY) { /* no order needed: tile = blockIdx.x */
-    const uint32_t first = blockIdx.x * TILE;
-    const uint32_t count = min(uint32_t(TILE), a.portion_items - first);
-    copy_range(src, dst, a.portion_first + first, count, t, THREADS);
-    if constexpr (VALUE_BYTES != 0) copy_range(vsrc, vdst, a.portion_first + first, count, t, THREADS);
-    return;
-  }
-
-  const uint64_t sorted_before = plan >> 3;
-  const uint32_t region = uint32_t((sorted_before * a.portions + a.portion) & 1);
-  uint32_t *const lookback = a.lookback + region * a.region_words;
-  {
-    /* Clear the other region for the next sorting launch (the previous
-     * sorting launch used it; this one never reads it). */
-    uint4 *next = reinterpret_cast<uint4 *>(a.lookback + (region ^ 1) * a.region_words);
-    const uint64_t vectors = a.region_words / 4;
-    for (uint64_t v = uint64_t(blockIdx.x) * THREADS + t; v < vectors; v += uint64_t(gridDim.x) * THREADS)
-      next[v] = make_uint4(0, 0, 0, 0);
-  }
-  if (t == 0) s.tile = uint32_t(atomicAdd(a.tile_counter, 1ull));
-  __syncthreads();
-  const uint32_t tile = s.tile;
   const uint32_t tile_first = tile * TILE;
   const uint32_t valid = min(uint32_t(TILE), a.portion_items - tile_first);
   const int shift = RADIX_BITS * a.digit;
@@ -200,33 +222,38 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks) onesweep_pa
       if (valid == TILE || uint32_t(Rank::item_index(warp, lane, i)) < valid) values[i] = in[i * WARP];
   }
 
-  /* 4. Look-back, one digit per thread. */
+  /* 4. Look-back, one digit per thread. run_offset: where shared slot 0
+   * would go, modulo 2^64 (+ any slot of the digit >= start_in_tile). */
   if (t < RADIX) {
     uint32_t before = 0;
     if (tile > 0) {
       before = look_back(lookback, tile, t);
       store_relaxed(lookback + uint64_t(tile) * RADIX + t, LOOKBACK_INCLUSIVE | (before + total));
     }
-    s.run_offset[t] = bucket_start + before - start_in_tile; /* modulo 2^64: + slot >= start_in_tile */
-    if (a.next_bucket_start && tile == gridDim.x - 1) a.next_bucket_start[t] = bucket_start + before + total;
+    const uint64_t run_offset = bucket_start + before - start_in_tile;
+    s.run_base[t] = reinterpret_cast<uintptr_t>(dst) + run_offset * sizeof(K);
+    if (a.next_bucket_start && tile == tiles - 1) a.next_bucket_start[t] = bucket_start + before + total;
   }
   __syncthreads();
 
   /* 5. Shared slot j to its place; digits kept for the values. */
   digit_array<ITEMS> out_digit;
-  K *out = dst;
 #pragma unroll
   for (int u = 0; u < ITEMS; u++) {
     const uint32_t j = t + u * THREADS;
     if (valid == TILE || j < valid) {
       const K k = s.x.keys[j];
       const uint32_t d = Key::digit(k, shift, a.flip);
-      out[s.run_offset[d] + j] = k;
+      *reinterpret_cast<K *>(s.run_base[d] + uint64_t(j) * sizeof(K)) = k;
       if constexpr (VALUE_BYTES != 0) out_digit.set(u, d);
     }
   }
   if constexpr (VALUE_BYTES != 0) {
-    __syncthreads(); /* every key read from shared memory */
+    __syncthreads(); /* every key read from shared memory, every key address used */
+    if (t < RADIX) { /* the values' addresses: run_offset again from the keys' (exact, signed) */
+      const int64_t offset = int64_t(s.run_base[t] - reinterpret_cast<uintptr_t>(dst)) / int64_t(sizeof(K));
+      s.run_base[t] = reinterpret_cast<uintptr_t>(vdst) + uint64_t(offset) * sizeof(V);
+    }
 #pragma unroll
     for (int i = 0; i < ITEMS; i++)
       if (valid == TILE || uint32_t(Rank::item_index(warp, lane, i)) < valid) s.x.values[rank.get(i)] = values[i];
@@ -234,8 +261,65 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks) onesweep_pa
 #pragma unroll
     for (int u = 0; u < ITEMS; u++) {
       const uint32_t j = t + u * THREADS;
-      if (valid == TILE || j < valid) vdst[s.run_offset[out_digit.get(u)] + j] = s.x.values[j];
+      if (valid == TILE || j < valid)
+        *reinterpret_cast<V *>(s.run_base[out_digit.get(u)] + uint64_t(j) * sizeof(V)) = s.x.values[j];
     }
+  }
+}
+
+template <gpu_dtype T, int VALUE_BYTES, typename Shape>
+__global__ void __launch_bounds__(Shape::threads, Shape::min_blocks) onesweep_pass(const onesweep_args a) {
+  using K = typename radix_key<T>::bits;
+  using V = typename radix_value<VALUE_BYTES>::type;
+  constexpr int THREADS = Shape::threads, TILE = Shape::tile_items;
+  extern __shared__ __align__(16) unsigned char smem[];
+  auto &s = *reinterpret_cast<onesweep_storage<T, VALUE_BYTES, Shape> *>(smem);
+  const int t = threadIdx.x, warp = t / WARP, lane = t % WARP;
+
+  const uint32_t plan = a.plan[a.digit];
+  const uint32_t what = plan & 3;
+  if (what == PASS_SKIP) return;
+  const bool in_buffer = plan & 4;
+  const K *src = static_cast<const K *>(in_buffer ? a.key_buffer : a.keys);
+  K *dst = static_cast<K *>(in_buffer ? a.keys : a.key_buffer);
+  const V *vsrc = static_cast<const V *>(in_buffer ? a.value_buffer : a.values);
+  V *vdst = static_cast<V *>(in_buffer ? a.values : a.value_buffer);
+  const uint32_t tiles = (a.portion_items + TILE - 1) / TILE;
+
+  if (what == PASS_COPY) { /* no order needed: chunks of a tile, grid-stride */
+    const bool key_vectors = aligned16(src, dst);
+    const bool value_vectors = VALUE_BYTES != 0 && aligned16(vsrc, vdst);
+    for (uint32_t c = blockIdx.x; c < tiles; c += gridDim.x) {
+      const uint64_t first = a.portion_first + uint64_t(c) * TILE;
+      const uint32_t count = min(uint32_t(TILE), a.portion_items - c * TILE);
+      copy_chunk<K, THREADS, TILE>(src + first, dst + first, count, t, key_vectors);
+      if constexpr (VALUE_BYTES != 0) copy_chunk<V, THREADS, TILE>(vsrc + first, vdst + first, count, t, value_vectors);
+    }
+    return;
+  }
+
+  const uint64_t sorted_before = plan >> 3;
+  const uint32_t region = uint32_t((sorted_before * a.portions + a.portion) & 1);
+  uint32_t *const lookback = a.lookback + region * a.region_words;
+  {
+    /* Clear the other region for the next sorting launch (the previous
+     * sorting launch used it; this one never reads it). */
+    uint4 *next = reinterpret_cast<uint4 *>(a.lookback + (region ^ 1) * a.region_words);
+    const uint64_t vectors = a.region_words / 4;
+    for (uint64_t v = uint64_t(blockIdx.x) * THREADS + t; v < vectors; v += uint64_t(gridDim.x) * THREADS)
+      next[v] = make_uint4(0, 0, 0, 0);
+  }
+  /* One tile a block, or (persistent) tiles until none is left. Tiles are
+   * taken in order from the counter, so a tile only ever waits for tiles
+   * taken by running blocks. */
+  for (;;) {
+    if (t == 0) s.tile = uint32_t(atomicAdd(a.tile_counter, 1ull));
+    __syncthreads();
+    const uint32_t tile = s.tile;
+    if (Shape::persistent && tile >= tiles) return;
+    sort_tile<T, VALUE_BYTES, Shape>(a, s, lookback, tile, tiles, src, dst, vsrc, vdst, t, warp, lane);
+    if constexpr (!Shape::persistent) return;
+    __syncthreads(); /* this tile's shared memory read before the next one's counts */
   }
 }
 
