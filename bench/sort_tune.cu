@@ -7,7 +7,8 @@
 //     the group takes its ranks ("atom": CUB's shared atomicAdd; "aor":
 //     CUB's atomicOr masks; else load/store + __syncwarp) and "pers" for a
 //     persistent grid (sort/sort_tuning.h), from the tables in sort_tune_<case>.cu, for u32
-//     keys at 2^24 and 2^28, u32/u32 pairs and u64 keys at 2^28. Each runs
+//     keys at 2^24 and 2^28, u32/u32 pairs, u64 keys, u64/u32 and u32/u64
+//     pairs at 2^28, u64/u64 pairs at 2^27. Each runs
 //     once first and its output is compared with CUB's (both sorts are
 //     stable, so they agree bit for bit): a failing or wrong variant is
 //     flagged and not timed. Then it is timed round robin with
@@ -324,8 +325,8 @@ int main(int argc, char **argv) {
   breakdown(24, 0xffffffffu, "random", "SSSS");
   /* The same shape with a persistent grid (resident blocks taking tiles):
    * what skipped and copy passes cost then, and the sorting passes. */
-  using Persistent = gp::radix::sort_variant<256, 24, 3, true, gp::radix::RANK_STORE, true>;
-  const char *pers = "256x24 lb3 ballot pers";
+  using Persistent = gp::radix::sort_variant<256, 24, 3, true, gp::radix::RANK_ATOMIC_OR, true>;
+  const char *pers = "256x24 lb3 - aor pers";
   breakdown<Persistent>(28, 0xffffffffu, "random", "SSSS", pers);
   breakdown<Persistent>(28, 0x00ffffffu, "top byte constant", "SSSC", pers);
   breakdown<Persistent>(28, 0x0000ffffu, "top 2 bytes constant", "SSKK", pers);
@@ -335,6 +336,9 @@ int main(int argc, char **argv) {
       {"u32 keys", GPU_U32, 0, 24, u32_key_variants()},
       {"u32/u32 pairs", GPU_U32, 4, 28, u32_pair_variants()},
       {"u64 keys", GPU_U64, 0, 28, u64_key_variants()},
+      {"u64/u32 pairs", GPU_U64, 4, 28, u64_u32_pair_variants()},
+      {"u64/u64 pairs", GPU_U64, 8, 27, u64_u64_pair_variants()},
+      {"u32/u64 pairs", GPU_U32, 8, 28, u32_u64_pair_variants()},
   };
   std::vector<std::string> bests;
   for (sort_case &c : cases) sweep(c, bests);

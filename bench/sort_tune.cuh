@@ -35,6 +35,9 @@ struct tune_table {
 tune_table u32_key_variants();
 tune_table u32_pair_variants();
 tune_table u64_key_variants();
+tune_table u64_u32_pair_variants();
+tune_table u64_u64_pair_variants();
+tune_table u32_u64_pair_variants();
 
 template <gpu_dtype T, int VALUE_BYTES, typename Shape>
 gpu_status tune_sort(void *keys, void *values, size_t n) {

@@ -1,13 +1,7 @@
-// sort_tune's variants for u32 keys with u32 values. The library's shape is
-// 384 x 18, 2 blocks/SM, ballots (sort/sort_tuning.h); CUB's on sm_90 is
-// 384 x 23 in 80 registers (2 blocks/SM), which spills here: 384 x 23 with
-// no cap (167 registers, 1 block/SM) stands in for it.
-//
-// Spilling, so not instantiated (-Xptxas -v, sm_90, nvcc 13.0):
-//   ballots: 256 x 18-24 at 4 blocks/SM, 256 x 23/24 at 3; 384 x 15-24 at 3,
-//            384 x 23/24 at 2; 512 x 12-24 at 3, 512 x 18-24 at 2;
-//   match.any: 256 x 20 at 4, 256 x 24 at 3; 384 x 16 at 3, 384 x 24 at 2;
-//            512 x 20 at 2.
+// sort_tune's variants for u32 keys with u32 values. The second sweep
+// (H200, 2026-11-29): ballots at 256 x 20, 3 blocks/SM 0.93x CUB, atomicOr
+// ranking at that shape 0.88x (it wins for keys only). This table tries
+// atomicOr ranking at other shapes.
 #include "sort_tune.cuh"
 
 namespace {
@@ -15,18 +9,12 @@ namespace {
 #define X(THREADS, ITEMS, MIN_BLOCKS, BALLOTS, RANK, PERSISTENT) \
   TUNE_VARIANT_X(GPU_U32, 4, THREADS, ITEMS, MIN_BLOCKS, BALLOTS, RANK, PERSISTENT)
 const tune_variant variants[] = {
-    V(384, 18, 2, true), /* the library's before the sweep (now 256 x 20 at 3, below) */
-    V(256, 15, 3, true), V(256, 16, 3, true), V(256, 20, 3, true), V(256, 16, 4, true), V(256, 20, 2, true),
-    V(384, 12, 2, true), V(384, 15, 2, true), V(384, 16, 2, true), V(384, 20, 2, true), V(384, 12, 3, true),
-    V(384, 18, 1, true), V(384, 23, 1, true),
-    V(512, 12, 2, true), V(512, 15, 2, true), V(512, 16, 2, true),
-    V(256, 20, 3, false), V(384, 16, 2, false), V(384, 18, 2, false), V(384, 20, 2, false), V(512, 16, 2, false),
-    /* Rank methods (CUB's atomicAdd; atomicOr masks) and persistent grids. */
-    X(256, 20, 3, true, ATOMIC, false), X(256, 20, 3, false, ATOMIC, false), X(256, 20, 3, true, ATOMIC_OR, false),
-    X(256, 16, 3, true, ATOMIC, false), X(384, 18, 2, true, ATOMIC, false), X(384, 16, 2, true, ATOMIC, false),
-    X(384, 23, 1, true, ATOMIC, false),
-    X(256, 20, 3, true, STORE, true), X(256, 20, 3, true, ATOMIC, true), /* both spill 16-36 bytes */
-    X(256, 16, 3, true, ATOMIC, true),
+    V(256, 20, 3, true), /* the library's shape */
+    X(256, 20, 3, true, ATOMIC_OR, false), X(256, 16, 3, true, ATOMIC_OR, false), X(256, 24, 3, true, ATOMIC_OR, false),
+    X(256, 12, 4, true, ATOMIC_OR, false), X(256, 16, 4, true, ATOMIC_OR, false), X(256, 20, 2, true, ATOMIC_OR, false),
+    X(384, 12, 3, true, ATOMIC_OR, false), X(384, 16, 2, true, ATOMIC_OR, false), X(384, 20, 2, true, ATOMIC_OR, false),
+    X(512, 12, 2, true, ATOMIC_OR, false), X(512, 16, 2, true, ATOMIC_OR, false),
+    X(256, 20, 3, true, ATOMIC, false), X(384, 18, 2, true, ATOMIC, false),
 };
 #undef V
 #undef X

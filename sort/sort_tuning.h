@@ -73,13 +73,15 @@ struct sort_variant : sort_shape<THREADS, ITEMS> {
 
 template <int KEY_BYTES, int VALUE_BYTES> struct onesweep_tuning;
 /* Measured on the H200 (bench/sort_tune, 2^28 random keys, against CUB):
- * 4-byte keys 256x24 at 3 blocks an SM (0.91 -> 0.98 of CUB's speed), with
- * 4-byte values 256x20 at 3 (0.85 -> 0.88), 8-byte keys 384x16 (0.94 ->
- * 0.97). The other widths keep CUB's starting points (not swept). */
-template <> struct onesweep_tuning<4, 0> { using shape = sort_variant<256, 24, 3, true>; };
+ * 4-byte keys 256x24 at 3 blocks an SM with atomicOr ranking (ballots:
+ * 0.98x CUB's speed; atomicOr: 1.19x, 1.20x at 2^24); 8-byte keys 384x16
+ * with atomicOr (1.04x -> 1.13x). 4-byte keys with 4-byte values: 256x20
+ * at 3 with ballots (0.93x; atomicOr there 0.88x). The other widths keep
+ * CUB's starting points (bench/sort_tune_wide.cu sweeps them). */
+template <> struct onesweep_tuning<4, 0> { using shape = sort_variant<256, 24, 3, true, RANK_ATOMIC_OR>; };
 template <> struct onesweep_tuning<4, 4> { using shape = sort_variant<256, 20, 3, true>; };
 template <> struct onesweep_tuning<4, 8> { using shape = sort_shape<384, 14>; };
-template <> struct onesweep_tuning<8, 0> { using shape = sort_shape<384, 16>; };
+template <> struct onesweep_tuning<8, 0> { using shape = sort_variant<384, 16, 2, true, RANK_ATOMIC_OR>; };
 template <> struct onesweep_tuning<8, 4> { using shape = sort_shape<384, 15>; };
 template <> struct onesweep_tuning<8, 8> { using shape = sort_shape<384, 12>; };
 
