@@ -6,7 +6,6 @@
 #pragma once
 
 #include "device/segscan_blocked.cuh"
-#include "device/segscan_tile.cuh"
 #include "scan/scan_launch.cuh"
 #include "segmented_cuda.h"
 
@@ -70,39 +69,19 @@ inline gpu_status offsets_verdict(const char *fn, offsets_table &t, cudaStream_t
   return s;
 }
 
-/* Which segmented kernel the library runs, chosen at compile time so that
- * one GPU run can compare two builds: 0, segscan_single_pass (warp-striped,
- * segscan_tile.cuh); 1, segscan_blocked (each thread scans consecutive items,
- * segscan_blocked.cuh). Both take the same arguments and give the same
- * results (float ADD/MUL: possibly other last bits, as their sums are
- * grouped differently; each is the same every run). */
-#ifndef GP_SEG_KERNEL
-#  define GP_SEG_KERNEL 0
-#endif
-static_assert(GP_SEG_KERNEL == 0 || GP_SEG_KERNEL == 1, "GP_SEG_KERNEL: 0 (striped) or 1 (blocked)");
-
-/* The chosen kernel; only it is instantiated. */
-template <typename T, gpu_op OP, typename Shape, bool REVERSE, typename Source, bool REDUCE, typename Values,
-          typename Epilogue>
-constexpr auto segscan_kernel() {
-  if constexpr (GP_SEG_KERNEL == 1) return segscan_blocked<T, OP, Shape, REVERSE, Source, REDUCE, Values, Epilogue>;
-  else return segscan_single_pass<T, OP, Shape, REVERSE, Source, REDUCE, Values, Epilogue>;
-}
-constexpr const char *SEGSCAN_KERNEL_NAME = GP_SEG_KERNEL == 1 ? "segscan_blocked" : "segscan_single_pass";
-
 /* One launch of the segmented kernel, with tiles of Shape (a seg_tile_shape). */
 template <typename T, gpu_op OP, bool REVERSE, typename Source, bool REDUCE, typename Values = plain_values,
           typename Epilogue = store_results<T, scan_op<T, OP>>, typename Shape = seg_shape<T>>
 gpu_status segscan_launch(const char *fn, const T *in, T *out, uint64_t n, bool exclusive, bool vector_ok,
                           const Source &src, uint64_t tiles, cudaStream_t stream, const Values &values = Values{},
                           const Epilogue &epilogue = Epilogue{}) {
-  constexpr auto kernel = segscan_kernel<T, OP, Shape, REVERSE, Source, REDUCE, Values, Epilogue>();
   lookback_args lb;
   gp_tilestate ts{};
   gpu_status s = prepare_lookback<seg_pair<T>>(fn, tiles, 0, tiles > 1 ? tiles : 0, &lb, &ts, nullptr);
   if (s != GPU_OK) return s;
-  kernel<<<unsigned(tiles), Shape::threads, 0, stream>>>(in, out, n, exclusive, vector_ok, lb, src, values, epilogue);
-  s = check_launch(fn, SEGSCAN_KERNEL_NAME);
+  segscan_blocked<T, OP, Shape, REVERSE, Source, REDUCE, Values, Epilogue>
+      <<<unsigned(tiles), Shape::threads, 0, stream>>>(in, out, n, exclusive, vector_ok, lb, src, values, epilogue);
+  s = check_launch(fn, "segscan_blocked");
   gpu_status r = gp_tilestate_release(fn, &ts);
   return s != GPU_OK ? s : r;
 }

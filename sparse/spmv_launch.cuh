@@ -1,5 +1,5 @@
 /*
- * CSR SpMV on the segmented reduce (segmented/device/segscan_tile.cuh): the
+ * CSR SpMV on the segmented reduce (segmented/device/segscan_blocked.cuh): the
  * nonzeros are the elements, the rows are the segments (row_ptr their
  * offsets), and each element's value is its product with x, computed when
  * its tile lands. Work is split by nonzeros, in tiles of equal size, so one

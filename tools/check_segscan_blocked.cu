@@ -1,4 +1,4 @@
-// Host-only sanity check of segscan_blocked (GP_SEG_KERNEL=1): its swizzle
+// Host-only sanity check of the segmented kernel, segscan_blocked: its swizzle
 // (a permutation, conflict-free for 2, 4, 8 rows), nonzero_bytes, the vector
 // path of its head-flag bits (forward and reverse, lanes emulated), and an
 // emulation of its data path (striped load -> swizzled transpose -> blocked

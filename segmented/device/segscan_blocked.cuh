@@ -1,20 +1,25 @@
 /*
- * The segmented kernel in a "blocked" arrangement (GP_SEG_KERNEL=1): an
- * alternative to segscan_single_pass (segscan_tile.cuh) with the same
- * arguments, tiles, look-back and results, kept side by side so that one GPU
- * run can compare them.
+ * The segmented scan / reduce kernel (segscan_tile.cuh has its inputs and
+ * outputs), in a "blocked" arrangement: each thread scans ITEMS = ROWS * VEC
+ * consecutive items of the tile.
  *
- * Why: in the warp-striped layout (tile_io.cuh) a thread's ROWS * VEC items
- * lie in ROWS separate rows, so scan_tile does ROWS warp scans of pairs a
- * tile (each 5 steps of 2-3 shuffles and the pair operator's selects, plus
- * the exclusive and warp-total shuffles): about 2.5-5 shuffles an item, where
- * a plain scan of 4-byte values needs under 1. With each thread holding
- * ITEMS = ROWS * VEC consecutive items, the thread folds them serially
- * (a select and an add an item) and its warp does ONE warp scan of pairs.
+ * Why: in the warp-striped layout that loads and stores coalesced
+ * (tile_io.cuh) a thread's items lie in ROWS separate rows, so scan_tile
+ * would do ROWS warp scans of pairs a tile (each 5 steps of 2-3 shuffles
+ * and the pair operator's selects, plus the exclusive and warp-total
+ * shuffles): about 2.5-5 shuffles an item, where a plain scan of 4-byte
+ * values needs under 1. Holding consecutive items, a thread folds them
+ * serially (a select and an add an item) and its warp does ONE warp scan of
+ * pairs a tile. Measured on the H200 against scanning in the striped layout
+ * (same shapes and look-back): scans by head flags at 2^28 0.46 -> 0.53 of a
+ * copy's speed, by offsets 0.36-0.41 -> 0.39-0.45, segmented reduce
+ * 0.23-0.26 -> 0.27-0.28; SpMV, cuSPARSE time / gpuprim time, large
+ * matrices 0.46-0.74 -> 0.52-0.77, real matrices (geometric mean) 1.01 ->
+ * 1.06 (bench/NOTES.md).
  *
  * Per tile:
- *   1. load the tile coalesced, as now (load_tile: 16-byte vectors, striped),
- *      and for SpMV the columns, and apply the transform (still striped)
+ *   1. load the tile coalesced (load_tile: 16-byte vectors, striped), and
+ *      for SpMV the columns, and apply the transform (still striped)
  *   2. start flags for the thread's ITEMS consecutive items: one 16- or
  *      8-byte load of head bytes where aligned (bits from the bytes with a
  *      few integer operations), or one word of the offsets' shared bits
@@ -24,14 +29,12 @@
  *      is exactly "fold ITEMS serially, one warp scan, block scan of warp
  *      totals, look-back, apply serially" (its one row is the thread's run)
  *   5. scans: transpose back and store coalesced; reduce: stage the results
- *      in shared memory (permuted, see swizzled()) and gather per segment
- *      as segscan_single_pass does
+ *      in shared memory (permuted, see swizzled()) and gather them per
+ *      segment (gather_segment_results)
  *
  * Results: the same combination order on every run (scan_tile's fixed
- * order), so floats give the same bits run to run. Integers and MIN/MAX
- * give the same values as segscan_single_pass; float ADD/MUL may differ from
- * it in the last bits, because the summation tree differs (serial within a
- * thread's 16 items instead of across lanes of a row).
+ * order: serially within a thread's ITEMS, then across lanes, warps and
+ * tiles), so floats give the same bits run to run.
  *
  * Offsets are read as in segscan_tile.cuh (clamped; tile_segments), so
  * malformed offsets never lead outside in, out or offsets.
@@ -42,8 +45,8 @@
 
 namespace gp {
 
-/* The blocked twin of a striped shape: same threads and tile, one "row" of
- * ITEMS consecutive items a thread, so item_offset<blocked_shape<S>>(warp,
+/* A striped shape's blocked arrangement: same threads and tile, one "row"
+ * of ITEMS consecutive items a thread, so item_offset<blocked_shape<S>>(warp,
  * lane, 0) = warp * warp_items + lane * ITEMS. */
 template <typename Shape> using blocked_shape = tile_shape<Shape::threads, 1, Shape::items>;
 
@@ -159,15 +162,15 @@ __host__ __device__ constexpr uint32_t nonzero_bytes(uint32_t w) {
  * thread_heads on the blocked shape.
  */
 template <typename Shape, bool REVERSE>
-__device__ inline uint32_t blocked_heads(const heads_from_flags &src, stage_heads<blocked_shape<Shape>> &sh,
-                                         uint32_t tile, uint32_t tiles, uint64_t base, uint32_t valid, uint64_t n,
-                                         int warp, int lane) {
+__device__ inline uint32_t blocked_heads(const heads_from_flags &src, stage_heads<blocked_shape<Shape>> &, uint32_t,
+                                         uint32_t, uint64_t base, uint32_t valid, uint64_t n, int warp, int lane) {
   using B = blocked_shape<Shape>;
   constexpr int ITEMS = Shape::items;
   static_assert(ITEMS == 8 || ITEMS == 16, "a thread's flags are one 8- or 16-byte load");
-  /* base and o are multiples of ITEMS: the thread's bytes are aligned when heads is. */
+  /* base and the thread's offset in the tile are multiples of ITEMS: its
+   * bytes are aligned when heads is. */
   if (valid != uint32_t(Shape::tile_items) || reinterpret_cast<uintptr_t>(src.heads) % ITEMS != 0)
-    return thread_heads<B, REVERSE>(src, sh, tile, tiles, base, valid, n, warp, lane);
+    return thread_heads<B, REVERSE>(src, base, valid, n, warp, lane);
   const uint64_t g = base + item_offset<B>(warp, lane, 0);
   uint32_t raw; /* bit j: heads[g + j] != 0 */
   if constexpr (ITEMS == 16) {
@@ -186,7 +189,7 @@ __device__ inline uint32_t blocked_heads(const heads_from_flags &src, stage_head
   return raw >> 1 | next << (ITEMS - 1);
 }
 
-/* The same from offsets: the tile's bits staged as for segscan_single_pass
+/* The same from offsets: the tile's bits staged in shared memory
  * (stage_offset_heads), then the thread's ITEMS bits in one shared load
  * (ITEMS divides 32, so they lie in one word). */
 template <typename Shape, bool REVERSE, typename Offset>
@@ -209,7 +212,22 @@ __device__ inline uint32_t blocked_heads(const heads_from_offsets<Offset> &src, 
   return bits;
 }
 
-/* segscan_single_pass's twin (same arguments and results; see above). */
+/*
+ * The kernel, one tile per block. Values (sparse: products with x) says
+ * how the loaded elements become the scanned values; REDUCE writes each
+ * segment's result to the epilogue instead of the scan (out unused).
+ *
+ * Why one small tile per block and not the scan's persistent pipeline
+ * (scan_pipelined): a segmented tile needs loads that depend on other loads
+ * (tile_first[], then the offsets starting segments in it; for SpMV the
+ * columns, then x) and the epilogue's scattered accesses. A persistent
+ * block per SM runs those chains one after another; several blocks per SM
+ * run them side by side. Measured on the H200 at 2^28, before the blocked
+ * arrangement: heads 0.46 of a copy against 0.45 (4-byte) and 0.53 against
+ * 0.37 (8-byte); at 2^16 10 us against 17. The look-back is the scan's:
+ * take_tile hands tiles out in launch order, so a block only waits for
+ * blocks already running.
+ */
 template <typename T, gpu_op OP, typename Shape, bool REVERSE, typename Source, bool REDUCE, typename Values,
           typename Epilogue>
 __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)

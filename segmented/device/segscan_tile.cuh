@@ -1,11 +1,13 @@
 /*
- * Segmented scan and segmented reduce: the scan's tile scan and look-back
- * (scan_tile.cuh) over (value, segment-start) pairs (seg_pair.cuh), one
- * tile per block. Each tile's start flags come from the head-flag array, or
- * from the offsets of the segments that start in the tile (found through
- * tile_first[], one entry per tile, built by a first kernel in
- * tile_first.cuh), set as bits in shared memory: offsets are never turned
- * into a flags array in memory.
+ * Segmented scan and segmented reduce, the tile-level pieces: the tile
+ * shapes, where a tile's start flags and values come from, and how a
+ * reduce's results leave the tile. The kernel (segscan_blocked.cuh) runs
+ * the scan's tile scan and look-back (scan_tile.cuh) over (value,
+ * segment-start) pairs (seg_pair.cuh), one tile per block. Each tile's start
+ * flags come from the head-flag array, or from the offsets of the segments
+ * that start in the tile (found through tile_first[], one entry per tile,
+ * built by a first kernel in tile_first.cuh), set as bits in shared memory:
+ * offsets are never turned into a flags array in memory.
  *
  * Flags are in scan order: a forward scan restarts at each segment's first
  * element, a REVERSE one at each segment's last. Exclusive scans write the
@@ -36,7 +38,11 @@ template <int THREADS, int ROWS, int VEC, int MIN_BLOCKS> struct seg_tile_shape 
 /* Measured shapes (bench_segmented, bench_spmv on the H200), by element
  * size B: 256 threads of 8 items (4 or 3 blocks an SM: 64 or 80 registers)
  * or of 16 (3 or 2). The segmented scans and reduce use 16; SpMV uses 8
- * below 2^21 nonzeros and 16 above (spmv_launch.cuh). */
+ * below 2^21 nonzeros and 16 above (spmv_launch.cuh). They were chosen
+ * when each row of a thread's items was scanned on its own, and kept for
+ * the blocked arrangement (bench/NOTES.md), which has not been swept again.
+ * Each is 2 to 8 rows of one 16-byte vector a thread, as the blocked
+ * kernel's transposes require. */
 template <int B> using seg_small_shape = seg_tile_shape<256, 8 * B / 16, 16 / B, B == 8 ? 3 : 4>;
 template <int B> using seg_large_shape = seg_tile_shape<256, 16 * B / 16, 16 / B, B == 8 ? 2 : 3>;
 
@@ -56,7 +62,9 @@ template <typename Offset> struct heads_from_offsets {
 
 /* Where the scanned values come from: `in` as it is (a transform, such as
  * sparse's products, loads what it needs first, so that those loads are in
- * flight with the tile's, then applies it). */
+ * flight with the tile's, then applies it). Both run on the tile as loaded,
+ * in load_tile's warp-striped layout (tile_io.cuh) of Shape, before the
+ * kernel's transpose. */
 struct plain_values {
   static constexpr bool transforms = false;
   struct loaded {};
@@ -95,10 +103,13 @@ __device__ inline void tile_segments(const heads_from_offsets<Offset> &src, uint
   if (*last < *first) *last = *first; /* a guard: tile_first[] never decreases */
 }
 
-/* This thread's start flags (scan order) for the tile at `base` with `valid` items. */
+/* This thread's start flags (scan order) for the tile at `base` with
+ * `valid` items, byte by byte: bit r * VEC + k for its item k of row r (on
+ * a blocked shape, bit j for its j-th consecutive item). The kernel's
+ * fallback for partial tiles and unaligned flags (blocked_heads). */
 template <typename Shape, bool REVERSE>
-__device__ inline uint32_t thread_heads(const heads_from_flags &src, stage_heads<Shape> &, uint32_t, uint32_t,
-                                        uint64_t base, uint32_t valid, uint64_t n, int warp, int lane) {
+__device__ inline uint32_t thread_heads(const heads_from_flags &src, uint64_t base, uint32_t valid, uint64_t n,
+                                        int warp, int lane) {
   uint32_t bits = 0;
 #pragma unroll
   for (int r = 0; r < Shape::rows; r++)
@@ -133,25 +144,6 @@ __device__ inline void stage_offset_heads(const heads_from_offsets<Offset> &src,
   __syncthreads();
 }
 
-template <typename Shape, bool REVERSE, typename Offset>
-__device__ inline uint32_t thread_heads(const heads_from_offsets<Offset> &src, stage_heads<Shape> &sh, uint32_t tile,
-                                        uint32_t tiles, uint64_t base, uint32_t valid, uint64_t n, int warp,
-                                        int lane) {
-  stage_offset_heads<Shape, REVERSE>(src, sh, tile, tiles, base, valid, n);
-  uint32_t bits = 0;
-#pragma unroll
-  for (int r = 0; r < Shape::rows; r++)
-#pragma unroll
-    for (int k = 0; k < Shape::vec; k++) {
-      const uint32_t i = uint32_t(item_offset<Shape>(warp, lane, r) + k);
-      if (i >= valid) continue;
-      const uint64_t g = base + i;
-      const bool head = ((sh.bits[i >> 5] >> (i & 31)) & 1u) || (REVERSE ? g + 1 == n : g == 0);
-      bits |= uint32_t(head) << (r * Shape::vec + k);
-    }
-  return bits;
-}
-
 /* Segmented reduce, after the tile's inclusive results are in `results`
  * (results[i]: item i of the tile; a pointer, or an accessor of a permuted
  * buffer): the result of each segment j ending in the tile, and of each
@@ -171,71 +163,6 @@ __device__ inline void gather_segment_results(const heads_from_offsets<Offset> &
     } else if ((start >= base && start < base + valid) || (last_tile && start >= n)) {
       epilogue(s - 1, T(0), true);
     }
-  }
-}
-
-/*
- * The kernel, one tile per block. Values (sparse: products with x) says
- * how the loaded elements become the scanned values; REDUCE writes each
- * segment's result to the epilogue instead of the scan (out unused).
- *
- * Why one small tile per block and not the scan's persistent pipeline
- * (scan_pipelined): a segmented tile needs loads that depend on other loads
- * (tile_first[], then the offsets starting segments in it; for SpMV the
- * columns, then x) and the epilogue's scattered accesses. A persistent
- * block per SM runs those chains one after another; several blocks per SM
- * run them side by side. Measured on the H200 at 2^28: heads 0.46 of a
- * copy against 0.45 (4-byte) and 0.53 against 0.37 (8-byte); at 2^16 10 us
- * against 17. The look-back is the scan's: take_tile hands tiles out in
- * launch order, so a block only waits for blocks already running.
- */
-template <typename T, gpu_op OP, typename Shape, bool REVERSE, typename Source, bool REDUCE, typename Values,
-          typename Epilogue>
-__global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
-    segscan_single_pass(const T *in, T *out, uint64_t n, bool exclusive, bool vector_ok, lookback_args lb, Source src,
-                        Values values, Epilogue epilogue) {
-  using P = seg_pair<T>;
-  using Op = seg_op<T, OP>;
-  using Base = scan_op<T, OP>;
-  constexpr int ROWS = Shape::rows, VEC = Shape::vec;
-  static_assert(ROWS * VEC <= 32, "a thread's flags fit a word");
-  __shared__ uint32_t s_tile;
-  __shared__ tile_scan_shared<P, Shape::warps> sh;
-  __shared__ stage_heads<Shape> s_heads;
-  __shared__ __align__(16) T s_results[REDUCE ? Shape::tile_items : 1]; /* reduce: the tile's inclusive results */
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-
-  const uint32_t tile = take_tile(lb, &s_tile);
-  const tile_place<Shape, REVERSE> at(tile, lb.tiles, n);
-  /* The values first (and what a transform loads): in flight while the flags are found. */
-  T v[ROWS][VEC];
-  load_tile<Shape>(in + at.base, at.valid, vector_ok, warp, lane, v, Base::neutral());
-  const auto loaded = values.template load<Shape>(at.base, at.valid, warp, lane);
-  const uint32_t heads = thread_heads<Shape, REVERSE>(src, s_heads, REVERSE ? lb.tiles - 1 - tile : tile, lb.tiles,
-                                                      at.base, at.valid, n, warp, lane);
-  if constexpr (Values::transforms) values.template operator()<Shape>(v, loaded, at.valid, warp, lane);
-  P x[ROWS][VEC];
-#pragma unroll
-  for (int r = 0; r < ROWS; r++)
-#pragma unroll
-    for (int k = 0; k < VEC; k++) x[r][k] = P{v[r][k], (heads >> (r * VEC + k)) & 1u};
-  scan_tile<P, Op, Shape, REVERSE>(x, tile, at.valid, exclusive && !REDUCE, lb, prefix_source::lookback, sh, warp,
-                                   lane);
-  T y[ROWS][VEC];
-#pragma unroll
-  for (int r = 0; r < ROWS; r++)
-#pragma unroll
-    for (int k = 0; k < VEC; k++) {
-      /* Exclusive: where a segment starts (scan order), the identity. */
-      const bool restart = (heads >> (r * VEC + k)) & 1u;
-      y[r][k] = exclusive && !REDUCE && restart ? Base::identity() : x[r][k].value;
-    }
-  if constexpr (!REDUCE) {
-    store_tile<Shape>(out + at.base, at.valid, vector_ok, warp, lane, y); /* vector_ok: in and out aligned */
-  } else {
-    store_tile<Shape>(s_results, at.valid, true, warp, lane, y);
-    __syncthreads();
-    gather_segment_results<T, Shape>(src, s_results, tile, lb.tiles, at.base, at.valid, n, epilogue);
   }
 }
 
