@@ -131,6 +131,9 @@ std::string checked(const char *who, gpu_status s, const void *y, const void *re
 struct side {
   bool ran = false;
   double plan_us = NAN, direct_us = NAN, alg1_us = NAN, alg2_us = NAN;
+  // In a loop of products (a solver's regime): time per product, and the
+  // calling thread's time per call (real matrices only).
+  double plan_loop_us = NAN, alg1_loop_us = NAN, plan_host_us = NAN, alg1_host_us = NAN;
   std::string plan_state, direct_state;  // "" timed, or "UNSUPPORTED"
   std::string error;                     // FAILED when not empty
 };
@@ -159,7 +162,7 @@ void reps_for(int64_t nnz, int *warmup, int *reps) {
 }
 
 // Checks every contender's result, then times those that are there.
-void run_checked(benchmark::State &state, const gpu_csr &A, double beta, side &r) {
+void run_checked(benchmark::State &state, const gpu_csr &A, double beta, bool real, side &r) {
   const size_t w = gpu_dtype_size(A.value_type), y_bytes = size_t(A.rows) * w;
   device_array x(size_t(A.cols) * w), y0(y_bytes), y_direct(y_bytes), y_plan(y_bytes), y_alg1(y_bytes),
       y_alg2(y_bytes), scale(size_t(A.rows) * sizeof(double));
@@ -214,6 +217,10 @@ void run_checked(benchmark::State &state, const gpu_csr &A, double beta, side &r
       state.SetIterationTime(us[0] * 1e-6);
     }
     for (int k = 0; k < m; k++) *where[k] = us[k];
+    if (real && r.plan_state.empty()) {
+      bench_loop_us(timed_plan, &p, 200, &r.plan_loop_us, &r.plan_host_us);
+      bench_loop_us(timed_alg1, &p, 200, &r.alg1_loop_us, &r.alg1_host_us);
+    }
     r.ran = true;
   }
   gpu_spmv_plan_destroy(p.plan);
@@ -231,7 +238,7 @@ void spmv_benchmark(benchmark::State &state, const spmv_matrix_spec &spec, gpu_d
   const gpu_csr *A = matrices.get(spec, t, &error);
   if (A) {
     rw.nnz = A->nnz;
-    run_checked(state, *A, beta, r);
+    run_checked(state, *A, beta, rw.real, r);
   } else {
     r.error = "cannot load it: " + error;
   }
@@ -310,6 +317,30 @@ void print_ratio_line(const char *name, ratio_stats (&st)[2][3], bool geomean) {
   std::printf("\n");
 }
 
+// The real matrices in a loop of 200 products (as a solver runs them):
+// us per product, the ratio, and the calling thread's us per call.
+void print_loop_table() {
+  std::printf("\nin a loop of 200 products (real matrices): us per product (events around the loop), "
+              "loop A1/plan = ALG1 time / plan time; host = the caller's us per call\n");
+  std::printf("%-26s |%8s %8s %8s %8s %8s |%8s %8s %8s %8s %8s |\n", "matrix", "f32 plan", "A1", "A1/plan",
+              "host gp", "host A1", "f64 plan", "A1", "A1/plan", "host gp", "host A1");
+  ratio_stats st[2];
+  for (const row &rw : rows) {
+    if (!rw.real) continue;
+    std::printf("%-26s |", rw.label.c_str());
+    for (int t = 0; t < 2; t++) {
+      const side &s = rw.s[t];
+      const double q = s.alg1_loop_us / s.plan_loop_us;
+      st[t].add(q);
+      std::printf("%8s %8s %8s %8s %8s |", cell(s.plan_loop_us, "%.2f").c_str(), cell(s.alg1_loop_us, "%.2f").c_str(),
+                  cell(q, "%.2f").c_str(), cell(s.plan_host_us, "%.2f").c_str(), cell(s.alg1_host_us, "%.2f").c_str());
+    }
+    std::printf("\n");
+  }
+  std::printf("%-26s |%17s %8s %17s |%17s %8s %17s |\n", "geomean", "", cell(st[0].geomean(), "%.2f").c_str(), "",
+              "", cell(st[1].geomean(), "%.2f").c_str(), "");
+}
+
 int print_summary() {
   std::printf("\nsummary: SpMV, GFLOP/s = 2 nnz / median time; plan = gpu_spmv_plan_run (plan made once), "
               "direct = gpu_spmv;\nA1, A2 = cusparseSpMV CSR ALG1, ALG2 (preprocessed once); ratios = cuSPARSE "
@@ -337,6 +368,7 @@ int print_summary() {
   print_ratio_line("geomean, real matrices", real, true);
   print_ratio_line("least, real matrices", real, false);
   print_ratio_line("least, generated", generated, false);
+  print_loop_table();
   if (unsupported)
     std::printf("%d (matrix, type) cases: gpuprim answered GPU_ERR_UNSUPPORTED (issue 6's CUDA kernels not there "
                 "yet); cuSPARSE alone was timed\n", unsupported);

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -308,6 +309,26 @@ extern "C" void bench_medians_prepared_us(int k, const bench_fn *prepare, const 
     std::sort(ms[c].begin(), ms[c].end());
     median_us[c] = 1000.0 * ms[c][reps / 2];
   }
+}
+
+extern "C" void bench_loop_us(bench_fn fn, void *arg, int count, double *gpu_us, double *host_us) {
+  for (int w = 0; w < 10; w++) fn(arg);
+  BENCH_CUDA(cudaDeviceSynchronize());
+  cudaEvent_t start, stop;
+  BENCH_CUDA(cudaEventCreate(&start));
+  BENCH_CUDA(cudaEventCreate(&stop));
+  BENCH_CUDA(cudaEventRecord(start));
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int c = 0; c < count; c++) fn(arg);
+  const auto t1 = std::chrono::steady_clock::now();
+  BENCH_CUDA(cudaEventRecord(stop));
+  BENCH_CUDA(cudaEventSynchronize(stop));
+  float ms = 0;
+  BENCH_CUDA(cudaEventElapsedTime(&ms, start, stop));
+  BENCH_CUDA(cudaEventDestroy(start));
+  BENCH_CUDA(cudaEventDestroy(stop));
+  *gpu_us = 1000.0 * ms / count;
+  *host_us = std::chrono::duration<double, std::micro>(t1 - t0).count() / count;
 }
 
 extern "C" void bench_medians_us(int k, const bench_fn *fns, void *const *args, int warmup, int reps,
