@@ -325,8 +325,8 @@ int main(int argc, char **argv) {
   breakdown(24, 0xffffffffu, "random", "SSSS");
   /* The same shape with a persistent grid (resident blocks taking tiles):
    * what skipped and copy passes cost then, and the sorting passes. */
-  using Persistent = gp::radix::sort_variant<256, 24, 3, true, gp::radix::RANK_ATOMIC_OR, true>;
-  const char *pers = "256x24 lb3 - aor pers";
+  using Persistent = gp::radix::sort_variant<256, 32, 3, true, gp::radix::RANK_ATOMIC_OR, true>;
+  const char *pers = "256x32 lb3 - aor pers";
   breakdown<Persistent>(28, 0xffffffffu, "random", "SSSS", pers);
   breakdown<Persistent>(28, 0x00ffffffu, "top byte constant", "SSSC", pers);
   breakdown<Persistent>(28, 0x0000ffffu, "top 2 bytes constant", "SSKK", pers);

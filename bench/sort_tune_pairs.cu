@@ -1,7 +1,7 @@
-// sort_tune's variants for u32 keys with u32 values. The second sweep
-// (H200, 2026-11-29): ballots at 256 x 20, 3 blocks/SM 0.93x CUB, atomicOr
-// ranking at that shape 0.88x (it wins for keys only). This table tries
-// atomicOr ranking at other shapes.
+// sort_tune's variants for u32 keys with u32 values. Sweeps on the H200
+// (2026-11-29): ballots at 256 x 20, 3 blocks/SM 0.92x CUB; atomicOr
+// ranking 0.88x there but 0.99x at 512 x 16, 2 blocks/SM (larger tiles
+// won). This table looks at still larger tiles.
 #include "sort_tune.cuh"
 
 namespace {
@@ -9,12 +9,11 @@ namespace {
 #define X(THREADS, ITEMS, MIN_BLOCKS, BALLOTS, RANK, PERSISTENT) \
   TUNE_VARIANT_X(GPU_U32, 4, THREADS, ITEMS, MIN_BLOCKS, BALLOTS, RANK, PERSISTENT)
 const tune_variant variants[] = {
-    V(256, 20, 3, true), /* the library's shape */
-    X(256, 20, 3, true, ATOMIC_OR, false), X(256, 16, 3, true, ATOMIC_OR, false), X(256, 24, 3, true, ATOMIC_OR, false),
-    X(256, 12, 4, true, ATOMIC_OR, false), X(256, 16, 4, true, ATOMIC_OR, false), X(256, 20, 2, true, ATOMIC_OR, false),
-    X(384, 12, 3, true, ATOMIC_OR, false), X(384, 16, 2, true, ATOMIC_OR, false), X(384, 20, 2, true, ATOMIC_OR, false),
-    X(512, 12, 2, true, ATOMIC_OR, false), X(512, 16, 2, true, ATOMIC_OR, false),
-    X(256, 20, 3, true, ATOMIC, false), X(384, 18, 2, true, ATOMIC, false),
+    X(512, 16, 2, true, ATOMIC_OR, false), /* the library's shape */
+    X(512, 20, 2, true, ATOMIC_OR, false), X(512, 24, 2, true, ATOMIC_OR, false), X(384, 24, 2, true, ATOMIC_OR, false),
+    X(384, 28, 2, true, ATOMIC_OR, false), X(256, 28, 3, true, ATOMIC_OR, false), X(768, 16, 1, true, ATOMIC_OR, false),
+    X(1024, 12, 1, true, ATOMIC_OR, false), X(1024, 16, 1, true, ATOMIC_OR, false), V(256, 20, 3, true),
+    X(512, 16, 2, true, ATOMIC_OR, true), /* persistent */
 };
 #undef V
 #undef X

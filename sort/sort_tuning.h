@@ -72,18 +72,20 @@ struct sort_variant : sort_shape<THREADS, ITEMS> {
 };
 
 template <int KEY_BYTES, int VALUE_BYTES> struct onesweep_tuning;
-/* Measured on the H200 (bench/sort_tune, 2^28 random keys, against CUB):
- * 4-byte keys 256x24 at 3 blocks an SM with atomicOr ranking (ballots:
- * 0.98x CUB's speed; atomicOr: 1.19x, 1.20x at 2^24); 8-byte keys 384x16
- * with atomicOr (1.04x -> 1.13x). 4-byte keys with 4-byte values: 256x20
- * at 3 with ballots (0.93x; atomicOr there 0.88x). The other widths keep
- * CUB's starting points (bench/sort_tune_wide.cu sweeps them). */
-template <> struct onesweep_tuning<4, 0> { using shape = sort_variant<256, 24, 3, true, RANK_ATOMIC_OR>; };
-template <> struct onesweep_tuning<4, 4> { using shape = sort_variant<256, 20, 3, true>; };
-template <> struct onesweep_tuning<4, 8> { using shape = sort_shape<384, 14>; };
-template <> struct onesweep_tuning<8, 0> { using shape = sort_variant<384, 16, 2, true, RANK_ATOMIC_OR>; };
-template <> struct onesweep_tuning<8, 4> { using shape = sort_shape<384, 15>; };
-template <> struct onesweep_tuning<8, 8> { using shape = sort_shape<384, 12>; };
+/* Measured on the H200 (bench/sort_tune, 2^28 random keys, against CUB;
+ * bench/results/h200_sort_tune*.txt). Ranking by atomicOr masks wins for
+ * every width (for 4-byte keys at 256x24: ballots 1.00x CUB's speed,
+ * atomicOr 1.19x), and larger tiles win as long as nothing spills much:
+ * 4-byte keys 256x32 at 3 blocks an SM 1.31x (1.24x at 2^24); 8-byte keys
+ * 384x20 1.24x; 4-byte pairs 512x16 1.00x; 8-byte keys with 4-byte values
+ * 512x12 1.06x, with 8-byte values 512x12 1.06x (512x10 1.02x); 4-byte keys
+ * with 8-byte values 512x12 1.02x. Pairs spill beyond these tiles. */
+template <> struct onesweep_tuning<4, 0> { using shape = sort_variant<256, 32, 3, true, RANK_ATOMIC_OR>; };
+template <> struct onesweep_tuning<4, 4> { using shape = sort_variant<512, 16, 2, true, RANK_ATOMIC_OR>; };
+template <> struct onesweep_tuning<4, 8> { using shape = sort_variant<512, 12, 2, true, RANK_ATOMIC_OR>; };
+template <> struct onesweep_tuning<8, 0> { using shape = sort_variant<384, 20, 2, true, RANK_ATOMIC_OR>; };
+template <> struct onesweep_tuning<8, 4> { using shape = sort_variant<512, 12, 2, true, RANK_ATOMIC_OR>; };
+template <> struct onesweep_tuning<8, 8> { using shape = sort_variant<512, 12, 2, true, RANK_ATOMIC_OR>; };
 
 /* Histogram: a persistent grid; each thread counts ITEMS keys per round. */
 constexpr int HISTOGRAM_THREADS = 512;

@@ -148,7 +148,7 @@ void check_any(const std::vector<uint64_t> &tf, uint64_t nseg, uint64_t tiles, u
 
 /* Well-formed: what the scan kernel's per-tile loops must find in a tile's
  * range [tile_first[t], tile_first[t + 1]]: each offset o[s] < n, for the
- * forward flag at o[s] (thread_heads); each non-empty segment s - 1, for its
+ * forward flag at o[s] (stage_offset_heads); each non-empty segment s - 1, for its
  * result and the reverse flag at its last element o[s] - 1 (the reverse flag
  * of an empty one is the same position); each empty segment, in the tile
  * holding its start, or the last tile where it starts at n

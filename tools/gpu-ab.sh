@@ -16,6 +16,7 @@ OUT=${OUT:-/tmp/gpuprim-out}
 prog=$1
 shift
 [ -f .gpu-slim.tgz ] && [ ! -d .gpu-variants ] && tar -xzf .gpu-slim.tgz
+[ -f .gpu-slim.txz ] && [ ! -d .gpu-variants ] && tar -xJf .gpu-slim.txz
 variants=base
 for d in .gpu-variants/*/; do [ -d "$d" ] && variants="$variants $(basename "$d")"; done
 for v in $variants; do

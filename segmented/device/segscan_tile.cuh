@@ -36,15 +36,22 @@ template <int THREADS, int ROWS, int VEC, int MIN_BLOCKS> struct seg_tile_shape 
 };
 
 /* Measured shapes (bench_segmented, bench_spmv on the H200), by element
- * size B: 256 threads of 8 items (4 or 3 blocks an SM: 64 or 80 registers)
- * or of 16 (3 or 2). The segmented scans and reduce use 16; SpMV uses 8
- * below 2^21 nonzeros and 16 above (spmv_launch.cuh). They were chosen
- * when each row of a thread's items was scanned on its own, and kept for
- * the blocked arrangement (bench/NOTES.md), which has not been swept again.
+ * size B, 16 items a thread unless said:
+ *  - large, 4-byte: 512 threads at 2 blocks an SM (64 registers). Sweep of
+ *    the blocked kernel at the same 16 items (copy/gpuprim at 2^28, flags /
+ *    offsets / reduce): 256 threads at 3 blocks 0.54 / 0.46 / 0.28, at 4
+ *    0.60 / 0.52 / 0.33, 128 at 6 0.50 / 0.45 / 0.27, 128 at 8 0.53 / 0.46
+ *    / 0.29, 512 at 2 0.64 / 0.53 / 0.33 (SpMV on generated matrices: the
+ *    least ratio to cuSPARSE 0.53 -> 0.64). At 2^16 it is 5% slower than
+ *    256 at 3 (fewer, larger tiles). ncu at 256 x 3: half the stall cycles
+ *    at barriers, so the gain is more warps to run while a tile waits.
+ *  - large, 8-byte: 256 threads at 2 (not swept for the blocked kernel).
+ *  - small (SpMV below 2^21 nonzeros): 256 threads of 8 items at 4 blocks
+ *    (4-byte) or 3.
  * Each is 2 to 8 rows of one 16-byte vector a thread, as the blocked
  * kernel's transposes require. */
 template <int B> using seg_small_shape = seg_tile_shape<256, 8 * B / 16, 16 / B, B == 8 ? 3 : 4>;
-template <int B> using seg_large_shape = seg_tile_shape<256, 16 * B / 16, 16 / B, B == 8 ? 2 : 3>;
+template <int B> using seg_large_shape = seg_tile_shape<B == 8 ? 256 : 512, 16 * B / 16, 16 / B, 2>;
 
 /* Heads from a byte array: heads[i] != 0 starts a segment at i. */
 struct heads_from_flags {

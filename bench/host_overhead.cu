@@ -1,0 +1,108 @@
+// Host time per call of the pieces a small gpuprim call is made of (CUDA
+// runtime queries, a kernel launch) and of whole small calls, each issued
+// back to back without waiting: where a launch-bound call (SpMV on a small
+// matrix in a solver's loop) spends the calling thread's time.
+//   host_overhead            prints a table of us per call
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <vector>
+
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+#include "gpuprim.h"
+
+namespace {
+
+__global__ void empty_kernel() {}
+
+struct big_args {
+  unsigned char bytes[256];
+};
+__global__ void kernel_256_byte_args(big_args) {}
+
+void must(bool ok, const char *what) {
+  if (ok) return;
+  std::fprintf(stderr, "host_overhead: %s failed: %s\n", what, gpu_last_error());
+  std::exit(2);
+}
+
+/* Median over 7 rounds of the us per call of `count` calls. */
+double us_per_call(const std::function<void()> &f, int count = 2000) {
+  for (int i = 0; i < 100; i++) f();
+  cudaDeviceSynchronize();
+  std::vector<double> rounds;
+  for (int r = 0; r < 7; r++) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < count; i++) f();
+    const auto t1 = std::chrono::steady_clock::now();
+    cudaDeviceSynchronize();
+    rounds.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / count);
+  }
+  std::sort(rounds.begin(), rounds.end());
+  return rounds[rounds.size() / 2];
+}
+
+}  // namespace
+
+int main() {
+  must(gpu_set_backend(GPU_BACKEND_CUDA) == GPU_OK, "gpu_set_backend(CUDA)");
+  /* A small CSR matrix: tridiagonal, 1000 rows. */
+  const int rows = 1000;
+  std::vector<int32_t> row_ptr(rows + 1), col;
+  std::vector<float> val;
+  for (int r = 0; r < rows; r++) {
+    row_ptr[r] = int32_t(col.size());
+    for (int c = r - 1; c <= r + 1; c++)
+      if (c >= 0 && c < rows) col.push_back(c), val.push_back(1.0f);
+  }
+  row_ptr[rows] = int32_t(col.size());
+  void *d_row = nullptr, *d_col = nullptr, *d_val = nullptr, *x = nullptr, *y = nullptr, *in = nullptr,
+       *out = nullptr;
+  must(gpu_alloc(&d_row, row_ptr.size() * 4) == GPU_OK && gpu_alloc(&d_col, col.size() * 4) == GPU_OK &&
+           gpu_alloc(&d_val, val.size() * 4) == GPU_OK && gpu_alloc(&x, rows * 4) == GPU_OK &&
+           gpu_alloc(&y, rows * 4) == GPU_OK && gpu_alloc(&in, 4096 * 4) == GPU_OK &&
+           gpu_alloc(&out, 4096 * 4) == GPU_OK,
+       "gpu_alloc");
+  must(gpu_upload(d_row, row_ptr.data(), row_ptr.size() * 4) == GPU_OK &&
+           gpu_upload(d_col, col.data(), col.size() * 4) == GPU_OK &&
+           gpu_upload(d_val, val.data(), val.size() * 4) == GPU_OK,
+       "gpu_upload");
+  cudaMemset(x, 0, rows * 4);
+  cudaMemset(in, 0, 4096 * 4);
+  gpu_csr A{};
+  A.rows = rows, A.cols = rows, A.nnz = int64_t(col.size());
+  A.row_ptr = d_row, A.col_idx = d_col, A.values = d_val;
+  A.index_type = GPU_I32, A.value_type = GPU_F32;
+  gpu_spmv_plan *plan = nullptr;
+  must(gpu_spmv_plan_create(&plan, &A) == GPU_OK, "gpu_spmv_plan_create");
+  cudaStream_t stream = 0;
+
+  struct probe {
+    const char *name;
+    std::function<void()> f;
+  };
+  big_args big{};
+  const probe probes[] = {
+      {"empty kernel <<<1, 32>>>", [] { empty_kernel<<<1, 32>>>(); }},
+      {"kernel with 256 bytes of arguments", [&] { kernel_256_byte_args<<<1, 32>>>(big); }},
+      {"cudaPointerGetAttributes (device)", [&] { cudaPointerAttributes a; cudaPointerGetAttributes(&a, x); }},
+      {"cudaGetDevice", [] { int d; cudaGetDevice(&d); }},
+      {"cudaStreamIsCapturing", [&] { cudaStreamCaptureStatus c; cudaStreamIsCapturing(stream, &c); }},
+      {"cudaStreamGetId", [&] { unsigned long long id; cudaStreamGetId(stream, &id); }},
+      {"cudaGetLastError", [] { cudaGetLastError(); }},
+      {"cudaMemsetAsync 4 bytes", [&] { cudaMemsetAsync(out, 0, 4, stream); }},
+      {"gpu_scan i32, n = 4096 (one tile)", [&] { gpu_scan(in, out, 4096, GPU_I32, GPU_ADD, 0); }},
+      {"gpu_spmv_plan_run, 1000 rows, 2998 nnz", [&] { gpu_spmv_plan_run(plan, x, y, 1.0, 0.0); }},
+      {"gpu_spmv (direct), same matrix", [&] { gpu_spmv(&A, x, y, 1.0, 0.0); }},
+  };
+  std::printf("host time per call, us (median of 7 rounds of 2000 calls issued back to back)\n");
+  for (const probe &p : probes) std::printf("  %-42s %8.2f\n", p.name, us_per_call(p.f));
+  must(gpu_synchronize() == GPU_OK, "gpu_synchronize");
+  gpu_spmv_plan_destroy(plan);
+  for (void *p : {d_row, d_col, d_val, x, y, in, out}) gpu_free(p);
+  return 0;
+}
