@@ -34,13 +34,13 @@ void bench_medians_us(int k, const bench_fn *fns, void *const *args, int warmup,
 /* The same with an untimed step before each run of contender i,
  * prepare[i](args[i]) (e.g. restore an input that the run sorts in place);
  * prepare may be NULL. */
-// A solver's loop: `count` calls of fn back to back (no wait between them),
-// timed with events around the loop: *gpu_us = the time per call; *host_us =
-// the calling thread's wall time per call to issue them (launch overhead and
-// argument checks; the GPU's queue absorbs it while the GPU is the slower).
-void bench_loop_us(bench_fn fn, void *arg, int count, double *gpu_us, double *host_us);
 void bench_medians_prepared_us(int k, const bench_fn *prepare, const bench_fn *run, void *const *args, int warmup,
                                int reps, double *median_us);
+/* A solver's loop: `count` calls of fn back to back (no wait between them),
+ * timed with events around the loop: *gpu_us = the time per call; *host_us =
+ * the calling thread's wall time per call to issue them (launch overhead and
+ * argument checks; the GPU's queue absorbs it while the GPU is the slower). */
+void bench_loop_us(bench_fn fn, void *arg, int count, double *gpu_us, double *host_us);
 
 /* Stream compaction. Each call waits for its kept count and returns it (the
  * count travels to the host, as gpu_compact's does, so both sides deliver the

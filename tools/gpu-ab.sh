@@ -13,6 +13,7 @@
 # installs .gpu-deps); .gpu-slim.tgz, where carried, holds .gpu-variants.
 set -uo pipefail
 OUT=${OUT:-/tmp/gpuprim-out}
+mkdir -p "$OUT"
 prog=$1
 shift
 [ -f .gpu-slim.tgz ] && [ ! -d .gpu-variants ] && tar -xzf .gpu-slim.tgz
