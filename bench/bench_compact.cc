@@ -334,23 +334,8 @@ void register_all(bool quick) {
 }  // namespace
 
 int main(int argc, char **argv) {
-  void *probe = nullptr;  // fails here, not inside the first benchmark, without a usable GPU
-  if (gpu_set_backend(GPU_BACKEND_CUDA) != GPU_OK || gpu_get_backend() != GPU_BACKEND_CUDA ||
-      gpu_alloc(&probe, 1) != GPU_OK || gpu_free(probe) != GPU_OK) {
-    std::fprintf(stderr, "bench_compact: no usable CUDA backend: %s\n", gpu_last_error());
-    return 1;
-  }
-  const char *env = std::getenv("GPUPRIM_BENCH_QUICK");
-  bool quick = env && *env && std::strcmp(env, "0") != 0;
-  int kept_args = 0;
-  for (int i = 0; i < argc; i++) {
-    if (i > 0 && std::strcmp(argv[i], "--quick") == 0)
-      quick = true;
-    else
-      argv[kept_args++] = argv[i];
-  }
-  argc = kept_args;
-  register_all(quick);
+  if (bench_require_cuda("bench_compact") != 0) return 1;
+  register_all(bench_quick_mode(&argc, argv) != 0);
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

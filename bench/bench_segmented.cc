@@ -278,26 +278,11 @@ void register_all(bool quick) {
     for (size_t L : lengths) add(k, GPU_F64, L)->Arg(1 << 20)->Arg(1 << 24)->Arg(1 << 28);
 }
 
-// --quick or GPUPRIM_BENCH_QUICK=1; the flag is taken out of argv before
-// Google Benchmark reads the rest.
-bool quick_mode(int *argc, char **argv) {
-  char **end = std::remove_if(argv + 1, argv + *argc, [](const char *a) { return std::strcmp(a, "--quick") == 0; });
-  const bool flag = end != argv + *argc;
-  *argc = int(end - argv);
-  const char *env = std::getenv("GPUPRIM_BENCH_QUICK");
-  return flag || (env && *env && std::strcmp(env, "0") != 0);
-}
-
 }  // namespace
 
 int main(int argc, char **argv) {
-  void *probe = nullptr;  // fails here, not inside the first benchmark, without a usable GPU
-  if (gpu_set_backend(GPU_BACKEND_CUDA) != GPU_OK || gpu_get_backend() != GPU_BACKEND_CUDA ||
-      gpu_alloc(&probe, 1) != GPU_OK || gpu_free(probe) != GPU_OK) {
-    std::fprintf(stderr, "bench_segmented: no usable CUDA backend: %s\n", gpu_last_error());
-    return 1;
-  }
-  register_all(quick_mode(&argc, argv));
+  if (bench_require_cuda("bench_segmented") != 0) return 1;
+  register_all(bench_quick_mode(&argc, argv) != 0);
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

@@ -99,6 +99,10 @@ int main() {
       {"gpu_spmv_plan_run, 1000 rows, 2998 nnz", [&] { gpu_spmv_plan_run(plan, x, y, 1.0, 0.0); }},
       {"gpu_spmv (direct), same matrix", [&] { gpu_spmv(&A, x, y, 1.0, 0.0); }},
   };
+  /* The gpuprim calls must succeed, or the loop would time their refusal. */
+  must(gpu_scan(in, out, 4096, GPU_I32, GPU_ADD, 0) == GPU_OK && gpu_spmv_plan_run(plan, x, y, 1.0, 0.0) == GPU_OK &&
+           gpu_spmv(&A, x, y, 1.0, 0.0) == GPU_OK && gpu_synchronize() == GPU_OK,
+       "a probed gpuprim call");
   std::printf("host time per call, us (median of 7 rounds of 2000 calls issued back to back)\n");
   for (const probe &p : probes) std::printf("  %-42s %8.2f\n", p.name, us_per_call(p.f));
   must(gpu_synchronize() == GPU_OK, "gpu_synchronize");

@@ -33,18 +33,13 @@
 #include <string>
 #include <vector>
 
+#include "bench_cuda.h"
 #include "cub_sort_shim.h"
 #include "sort_tune.cuh"
 
 namespace {
 
 constexpr int WARMUP = 3, REPS = 21;
-
-void check_cuda(cudaError_t e, const char *what) {
-  if (e == cudaSuccess) return;
-  std::fprintf(stderr, "sort_tune: %s: %s\n", what, cudaGetErrorString(e));
-  std::exit(2);
-}
 
 /* One (key type, value width, n) and its buffers (slots of bench_buffer). */
 struct sort_case {
@@ -156,7 +151,7 @@ struct result {
 void sweep(sort_case &c, std::vector<std::string> &bests) {
   set_up(c);
   cub_into(c, c.ref_keys, c.ref_values);
-  check_cuda(cudaDeviceSynchronize(), "CUB reference");
+  BENCH_CUDA(cudaDeviceSynchronize());
   std::printf("\n%s, n = 2^%d (%zu variants)\n", c.name, c.log2n, size_t(c.table.count));
   std::printf("%-28s %4s %5s %7s %6s %10s %8s %10s %8s %7s\n", "variant", "regs", "spill", "smem", "blk/SM", "us",
               "Gkeys/s", "cub_us", "cub_Gk/s", "vs_cub");
@@ -228,10 +223,10 @@ void breakdown(int log2n, uint32_t mask, const char *data, const char *passes, c
   set_up(c);
   mask_keys<<<1024, 256>>>(static_cast<uint32_t *>(c.pristine_keys), c.n, mask);
   cub_into(c, c.ref_keys, nullptr);
-  check_cuda(cudaDeviceSynchronize(), "breakdown set-up");
+  BENCH_CUDA(cudaDeviceSynchronize());
 
   cudaEvent_t ev[STEPS + 1]; /* ev[i] before step i, ev[STEPS] after the last */
-  for (auto &e : ev) check_cuda(cudaEventCreate(&e), "cudaEventCreate");
+  for (auto &e : ev) BENCH_CUDA(cudaEventCreate(&e));
   std::vector<std::vector<float>> ms(STEPS + 1, std::vector<float>(REPS)); /* ms[STEPS]: all steps */
   for (int r = -WARMUP; r < REPS; r++) {
     restore_input(&c);
@@ -248,7 +243,7 @@ void breakdown(int log2n, uint32_t mask, const char *data, const char *passes, c
     }
     s = run.end(s);
     cudaEventRecord(ev[e++]);
-    check_cuda(cudaEventSynchronize(ev[STEPS]), "breakdown");
+    BENCH_CUDA(cudaEventSynchronize(ev[STEPS]));
     if (s != GPU_OK) {
       std::printf("breakdown: %s\n", gpu_last_error());
       return;
@@ -300,7 +295,7 @@ void profile() {
   contender k{&c, nullptr};
   run_contender(&k);
   run_cub(&c);
-  check_cuda(cudaDeviceSynchronize(), "profile");
+  BENCH_CUDA(cudaDeviceSynchronize());
 }
 
 }  // namespace
@@ -315,7 +310,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   cudaDeviceProp prop{};
-  check_cuda(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+  BENCH_CUDA(cudaGetDeviceProperties(&prop, 0));
   std::printf("sort_tune on %s (%d SMs), median of %d runs after %d warm-up rounds\n", prop.name,
               prop.multiProcessorCount, REPS, WARMUP);
 

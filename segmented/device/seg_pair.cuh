@@ -9,7 +9,7 @@
  * argument-dependent lookup from warp_scan.cuh), tagged look-back words of a
  * pair (one word for the flag, one or two for the value), and folds that
  * keep scan order, since the operator does not commute (op_commutes_v: the
- * look-back's entry folds; block_fold_ordered for a tile's aggregate).
+ * look-back's entry folds use warp_reduce_ordered).
  */
 #pragma once
 
