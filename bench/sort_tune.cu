@@ -5,9 +5,10 @@
 //     blocks per SM (lbN: a register cap; lb1 = none), how lanes of one digit
 //     find each other (8 ballots, match.any, or "-" for atomicOr masks), how
 //     the group takes its ranks ("atom": CUB's shared atomicAdd; "aor":
-//     CUB's atomicOr masks; else load/store + __syncwarp) and "pers" for a
-//     persistent grid (sort/sort_tuning.h), from the tables in sort_tune_<case>.cu, for u32
-//     keys at 2^24 and 2^28, u32/u32 pairs, u64 keys, u64/u32 and u32/u64
+//     CUB's atomicOr masks; else load/store + __syncwarp), "pers" for a
+//     persistent grid and "async" for values by cp.async (pairs; sort/sort_tuning.h),
+//     from the tables in sort_tune_<case>.cu, for u32 keys and u32/u32 pairs
+//     at 2^28 and 2^24, u64 keys, u64/u32 and u32/u64
 //     pairs at 2^28, u64/u64 pairs at 2^27. Each runs
 //     once first and its output is compared with CUB's (both sorts are
 //     stable, so they agree bit for bit): a failing or wrong variant is
@@ -136,9 +137,9 @@ std::string variant_name(const tune_variant *v) {
   if (!v) return "library";
   static const char *const ranks[] = {"", " atom", " aor"};
   char s[64];
-  std::snprintf(s, sizeof s, "%dx%d lb%d %s%s%s", v->threads, v->items, v->min_blocks,
+  std::snprintf(s, sizeof s, "%dx%d lb%d %s%s%s%s", v->threads, v->items, v->min_blocks,
                 v->rank == gp::radix::RANK_ATOMIC_OR ? "-" : v->ballots ? "ballot" : "match", ranks[v->rank],
-                v->persistent ? " pers" : "");
+                v->persistent ? " pers" : "", v->values_async ? " async" : "");
   return s;
 }
 
@@ -330,6 +331,7 @@ int main(int argc, char **argv) {
       {"u32 keys", GPU_U32, 0, 28, u32_key_variants()},
       {"u32 keys", GPU_U32, 0, 24, u32_key_variants()},
       {"u32/u32 pairs", GPU_U32, 4, 28, u32_pair_variants()},
+      {"u32/u32 pairs", GPU_U32, 4, 24, u32_pair_variants()},
       {"u64 keys", GPU_U64, 0, 28, u64_key_variants()},
       {"u64/u32 pairs", GPU_U64, 4, 28, u64_u32_pair_variants()},
       {"u64/u64 pairs", GPU_U64, 8, 27, u64_u64_pair_variants()},

@@ -20,6 +20,7 @@ struct tune_variant {
   bool ballots;                   /* ranking by 8 ballots; false: match.any */
   int rank;                       /* gp::radix::rank_method: 0 store, 1 atomic, 2 atomicOr (sort_tuning.h) */
   bool persistent;                /* grid of resident blocks taking tiles in a loop */
+  bool values_async;              /* values by cp.async straight to shared memory (pairs) */
   /* The whole onesweep path (histogram, then a pass per digit), ascending,
    * in place; values NULL for keys only. */
   gpu_status (*sort)(void *keys, void *values, size_t n);
@@ -61,18 +62,22 @@ template <gpu_dtype T, int VALUE_BYTES, typename Shape> void tune_info(tune_kern
 
 /* One table row: THREADS x ITEMS keys a tile, launch bounds asking for
  * MIN_BLOCKS blocks per SM, ranking by ballots (true) or match.any, the
- * rank method RANK (STORE, ATOMIC or ATOMIC_OR) and a persistent grid or
- * not. TUNE_VARIANT is the library's method and grid. */
-#define TUNE_VARIANT_X(T, VALUE_BYTES, THREADS, ITEMS, MIN_BLOCKS, BALLOTS, RANK, PERSISTENT)                     \
-  {THREADS,                                                                                                     \
-   ITEMS,                                                                                                       \
-   MIN_BLOCKS,                                                                                                  \
-   BALLOTS,                                                                                                     \
-   gp::radix::RANK_##RANK,                                                                                      \
-   PERSISTENT,                                                                                                  \
-   tune_sort<T, VALUE_BYTES,                                                                                    \
-             gp::radix::sort_variant<THREADS, ITEMS, MIN_BLOCKS, BALLOTS, gp::radix::RANK_##RANK, PERSISTENT>>, \
-   tune_info<T, VALUE_BYTES,                                                                                    \
-             gp::radix::sort_variant<THREADS, ITEMS, MIN_BLOCKS, BALLOTS, gp::radix::RANK_##RANK, PERSISTENT>>}
+ * rank method RANK (STORE, ATOMIC or ATOMIC_OR), a persistent grid or not,
+ * and (TUNE_VARIANT_XA) values by cp.async or not. TUNE_VARIANT is the
+ * library's method and grid. */
+#define TUNE_SHAPE(THREADS, ITEMS, MIN_BLOCKS, BALLOTS, RANK, PERSISTENT, ASYNC) \
+  gp::radix::sort_variant<THREADS, ITEMS, MIN_BLOCKS, BALLOTS, gp::radix::RANK_##RANK, PERSISTENT, ASYNC>
+#define TUNE_VARIANT_XA(T, VALUE_BYTES, THREADS, ITEMS, MIN_BLOCKS, BALLOTS, RANK, PERSISTENT, ASYNC)      \
+  {THREADS,                                                                                              \
+   ITEMS,                                                                                                \
+   MIN_BLOCKS,                                                                                           \
+   BALLOTS,                                                                                              \
+   gp::radix::RANK_##RANK,                                                                               \
+   PERSISTENT,                                                                                           \
+   ASYNC,                                                                                                \
+   tune_sort<T, VALUE_BYTES, TUNE_SHAPE(THREADS, ITEMS, MIN_BLOCKS, BALLOTS, RANK, PERSISTENT, ASYNC)>, \
+   tune_info<T, VALUE_BYTES, TUNE_SHAPE(THREADS, ITEMS, MIN_BLOCKS, BALLOTS, RANK, PERSISTENT, ASYNC)>}
+#define TUNE_VARIANT_X(T, VALUE_BYTES, THREADS, ITEMS, MIN_BLOCKS, BALLOTS, RANK, PERSISTENT) \
+  TUNE_VARIANT_XA(T, VALUE_BYTES, THREADS, ITEMS, MIN_BLOCKS, BALLOTS, RANK, PERSISTENT, false)
 #define TUNE_VARIANT(T, VALUE_BYTES, THREADS, ITEMS, MIN_BLOCKS, BALLOTS) \
   TUNE_VARIANT_X(T, VALUE_BYTES, THREADS, ITEMS, MIN_BLOCKS, BALLOTS, STORE, false)

@@ -7,7 +7,8 @@
  * (ranking) dominates, so large tiles amortise the per-tile barriers and
  * look-back. Shared memory holds one tile of keys or values (the larger),
  * which stays under 48 KiB for every shape below, so two blocks fit an SM
- * when registers allow (launch bounds ask for that).
+ * when registers allow (launch bounds ask for that). With values_async
+ * (below) it holds a tile of keys and one of values side by side.
  *
  * The histogram kernel reads every key once and counts all its digits;
  * the single-block kernel sorts n <= its tile without any other launch.
@@ -46,7 +47,11 @@ constexpr rank_method ONESWEEP_RANK = RANK_STORE;
  * pass launches only as many blocks as fit the device at once, each taking
  * tiles until none is left (else one block a tile); a skipped pass then
  * costs one wave of blocks instead of one block a tile, and a copy pass is
- * a grid-stride copy. */
+ * a grid-stride copy. values_async (pairs only): once the keys are ranked,
+ * each value is copied from global memory straight to its shared slot by
+ * cp.async, never through registers (which pairs run out of at large
+ * tiles), landing while the look-back and the key scatter run; this needs
+ * the values' shared array apart from the keys' (onesweep.cuh). */
 template <int THREADS, int ITEMS> struct sort_shape {
   static constexpr int threads = THREADS;
   static constexpr int items = ITEMS; /* per thread */
@@ -56,6 +61,7 @@ template <int THREADS, int ITEMS> struct sort_shape {
   static constexpr bool match_with_ballots = MATCH_WITH_BALLOTS;
   static constexpr rank_method rank = ONESWEEP_RANK;
   static constexpr bool persistent = false;
+  static constexpr bool values_async = false;
   static_assert(THREADS % 32 == 0 && THREADS >= 256 && THREADS <= 1024,
                 "whole warps, at least one thread per digit");
 };
@@ -63,12 +69,13 @@ template <int THREADS, int ITEMS> struct sort_shape {
 /* The same with every knob spelled out, for the tuning sweep
  * (bench/sort_tune.cu); the library itself uses plain sort_shape. */
 template <int THREADS, int ITEMS, int MIN_BLOCKS, bool BALLOTS, rank_method RANK = ONESWEEP_RANK,
-          bool PERSISTENT = false>
+          bool PERSISTENT = false, bool VALUES_ASYNC = false>
 struct sort_variant : sort_shape<THREADS, ITEMS> {
   static constexpr int min_blocks = MIN_BLOCKS;
   static constexpr bool match_with_ballots = BALLOTS;
   static constexpr rank_method rank = RANK;
   static constexpr bool persistent = PERSISTENT;
+  static constexpr bool values_async = VALUES_ASYNC;
 };
 
 template <int KEY_BYTES, int VALUE_BYTES> struct onesweep_tuning;

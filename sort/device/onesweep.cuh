@@ -23,6 +23,18 @@
  *      digit spread over the whole array, which may exceed 2^32 keys), so
  *      a key's address is one wide multiply-add of its 32-bit slot.
  *
+ * Values (pairs) are loaded into registers in step 3, after the ranking,
+ * so that their loads overlap the look-back, and go through the same
+ * shared memory as the keys once the keys are out. With Shape::values_async
+ * (sort_tuning.h) they skip the registers instead: in step 3 each thread
+ * has cp.async copy each of its values from global memory straight to the
+ * shared slot of its rank, in a shared array of their own beside the keys'
+ * (so that the copies can land during the look-back and the key scatter);
+ * the thread waits for its copies after the key scatter, and one barrier
+ * later every value is in place. Neither the values (ITEMS registers, 8-byte
+ * values 2 x ITEMS) nor the ranks are then live across the look-back, at
+ * the cost of a tile of shared memory more.
+ *
  * A block sorts one tile, or with a persistent shape (sort_tuning.h) the
  * grid is what fits the device at once and each block takes tiles until
  * none is left.
@@ -83,17 +95,58 @@ struct onesweep_args {
 template <gpu_dtype T, int VALUE_BYTES, typename Shape> struct onesweep_storage {
   using K = typename radix_key<T>::bits;
   using V = typename radix_value<VALUE_BYTES>::type;
+  static constexpr bool values_async = VALUE_BYTES != 0 && Shape::values_async;
+  static constexpr int TILE = Shape::tile_items;
+  /* The ranking's storage is free once every key is ranked (a barrier),
+   * before keys or values are stored: they share it. Values by cp.async go
+   * right after the keys (keys_and_values reserves the room; shared_values()). */
   union {
     typename block_rank<Shape>::storage rank;
-    K keys[Shape::tile_items];
-    V values[VALUE_BYTES ? Shape::tile_items : 1];
+    K keys[TILE];
+    V values[VALUE_BYTES ? TILE : 1];
+    unsigned char keys_and_values[values_async ? TILE * (sizeof(K) + sizeof(V)) : 1];
   } x;
   /* Per digit, the byte address that shared slot 0 would go to (modulo
    * 2^64): slot j of that digit goes to run_base[d] + j * sizeof(element),
-   * one wide multiply-add a key. Keys' addresses, then the values'. */
-  uint64_t run_base[RADIX];
+   * one wide multiply-add a key. Keys' addresses, then the values' (with
+   * values_async the values' are in run_base[RADIX + d] from the start: no
+   * barrier between the key scatter and a rewrite). */
+  uint64_t run_base[values_async ? 2 * RADIX : RADIX];
   uint32_t tile;
+
+  /* The tile's values in shared memory, slot by slot. */
+  __device__ __forceinline__ V *shared_values() {
+    if constexpr (values_async)
+      return reinterpret_cast<V *>(x.keys + TILE); /* TILE * sizeof(K): a multiple of 1 KiB */
+    else
+      return x.values;
+  }
 };
+
+/* cp.async of one 4- or 8-byte element from global to shared memory;
+ * copy_async_commit closes the thread's group of copies, copy_async_wait
+ * waits until the thread's copies have landed (other threads see them after
+ * a barrier that follows the wait). Before sm_80: a plain load and store. */
+template <typename E> __device__ __forceinline__ void copy_async(E *shared_dst, const E *global_src) {
+  static_assert(sizeof(E) == 4 || sizeof(E) == 8, "cp.async.ca copies 4, 8 or 16 bytes");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(uint32_t(__cvta_generic_to_shared(shared_dst))),
+               "l"(__cvta_generic_to_global(global_src)), "n"(int(sizeof(E)))
+               : "memory"); /* stays between the barriers around it */
+#else
+  *shared_dst = *global_src;
+#endif
+}
+__device__ __forceinline__ void copy_async_commit() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void copy_async_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group 0;" ::: "memory");
+#endif
+}
 
 /* Thread b: the count of digit b in this launch's tiles before `tile`. */
 __device__ __forceinline__ uint32_t look_back(const uint32_t *lookback, uint32_t tile, int b) {
@@ -162,6 +215,7 @@ __device__ __forceinline__ void sort_tile(const onesweep_args &a, onesweep_stora
   using V = typename radix_value<VALUE_BYTES>::type;
   using Rank = block_rank<Shape>;
   constexpr int THREADS = Shape::threads, ITEMS = Shape::items, TILE = Shape::tile_items;
+  constexpr bool ASYNC = onesweep_storage<T, VALUE_BYTES, Shape>::values_async;
   const uint32_t tile_first = tile * TILE;
   const uint32_t valid = min(uint32_t(TILE), a.portion_items - tile_first);
   const int shift = RADIX_BITS * a.digit;
@@ -212,10 +266,19 @@ __device__ __forceinline__ void sort_tile(const onesweep_args &a, onesweep_stora
   __syncthreads();
 #pragma unroll
   for (int i = 0; i < ITEMS; i++) s.x.keys[rank.get(i)] = keys[i];
+  if constexpr (ASYNC) { /* the keys' registers free first */
+    const V *in = vsrc + a.portion_first + tile_first + Rank::item_index(warp, lane, 0);
+    V *const to = s.shared_values();
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++)
+      if (valid == TILE || uint32_t(Rank::item_index(warp, lane, i)) < valid)
+        copy_async(to + rank.get(i), in + i * WARP);
+    copy_async_commit();
+  }
 
   /* Values are read now, so that their loads overlap the look-back. */
-  V values[VALUE_BYTES ? ITEMS : 1];
-  if constexpr (VALUE_BYTES != 0) {
+  V values[VALUE_BYTES && !ASYNC ? ITEMS : 1];
+  if constexpr (VALUE_BYTES != 0 && !ASYNC) {
     const V *in = vsrc + a.portion_first + tile_first + Rank::item_index(warp, lane, 0);
 #pragma unroll
     for (int i = 0; i < ITEMS; i++)
@@ -232,11 +295,14 @@ __device__ __forceinline__ void sort_tile(const onesweep_args &a, onesweep_stora
     }
     const uint64_t run_offset = bucket_start + before - start_in_tile;
     s.run_base[t] = reinterpret_cast<uintptr_t>(dst) + run_offset * sizeof(K);
+    if constexpr (ASYNC) s.run_base[RADIX + t] = reinterpret_cast<uintptr_t>(vdst) + run_offset * sizeof(V);
     if (a.next_bucket_start && tile == tiles - 1) a.next_bucket_start[t] = bucket_start + before + total;
   }
   __syncthreads();
 
-  /* 5. Shared slot j to its place; digits kept for the values. */
+  /* 5. Shared slot j to its place; digits kept for the values (live only
+   * from here on, when the keys no longer are: cheaper than reading the
+   * keys back from shared memory for them). */
   digit_array<ITEMS> out_digit;
 #pragma unroll
   for (int u = 0; u < ITEMS; u++) {
@@ -248,7 +314,17 @@ __device__ __forceinline__ void sort_tile(const onesweep_args &a, onesweep_stora
       if constexpr (VALUE_BYTES != 0) out_digit.set(u, d);
     }
   }
-  if constexpr (VALUE_BYTES != 0) {
+  if constexpr (ASYNC) {
+    copy_async_wait(); /* this thread's values have landed */
+    __syncthreads();   /* and so have every thread's, visible to all */
+    const V *const from = s.shared_values();
+#pragma unroll
+    for (int u = 0; u < ITEMS; u++) {
+      const uint32_t j = t + u * THREADS;
+      if (valid == TILE || j < valid)
+        *reinterpret_cast<V *>(s.run_base[RADIX + out_digit.get(u)] + uint64_t(j) * sizeof(V)) = from[j];
+    }
+  } else if constexpr (VALUE_BYTES != 0) {
     __syncthreads(); /* every key read from shared memory, every key address used */
     if (t < RADIX) { /* the values' addresses: run_offset again from the keys' (exact, signed) */
       const int64_t offset = int64_t(s.run_base[t] - reinterpret_cast<uintptr_t>(dst)) / int64_t(sizeof(K));
