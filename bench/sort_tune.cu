@@ -31,6 +31,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -315,6 +316,10 @@ int main(int argc, char **argv) {
   std::printf("sort_tune on %s (%d SMs), median of %d runs after %d warm-up rounds\n", prop.name,
               prop.multiProcessorCount, REPS, WARMUP);
 
+  /* An argument other than "profile": sweep only the cases whose name
+   * contains it (e.g. "pairs"), without the breakdowns. */
+  const char *only = argc > 1 ? argv[1] : nullptr;
+  if (!only) {
   breakdown(28, 0xffffffffu, "random", "SSSS");
   breakdown(28, 0x00ffffffu, "top byte constant", "SSSC");
   breakdown(28, 0x0000ffffu, "top 2 bytes constant", "SSKK");
@@ -326,6 +331,7 @@ int main(int argc, char **argv) {
   breakdown<Persistent>(28, 0xffffffffu, "random", "SSSS", pers);
   breakdown<Persistent>(28, 0x00ffffffu, "top byte constant", "SSSC", pers);
   breakdown<Persistent>(28, 0x0000ffffu, "top 2 bytes constant", "SSKK", pers);
+  }
 
   sort_case cases[] = {
       {"u32 keys", GPU_U32, 0, 28, u32_key_variants()},
@@ -338,7 +344,8 @@ int main(int argc, char **argv) {
       {"u32/u64 pairs", GPU_U32, 8, 28, u32_u64_pair_variants()},
   };
   std::vector<std::string> bests;
-  for (sort_case &c : cases) sweep(c, bests);
+  for (sort_case &c : cases)
+    if (!only || std::strstr(c.name, only)) sweep(c, bests);
   std::printf("\n");
   for (const std::string &b : bests) std::printf("%s\n", b.c_str());
   return 0;

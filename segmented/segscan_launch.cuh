@@ -5,29 +5,16 @@
  */
 #pragma once
 
-#include <type_traits>
-
 #include "device/segscan_blocked.cuh"
-#include "device/segscan_prefetch.cuh"
+#include "device/segreduce_runs.cuh"
 #include "scan/scan_launch.cuh"
 #include "segmented_cuda.h"
 
-/* 1: segmented scans (flags, offsets) and segmented reduce run the
- * persistent prefetching kernel (device/segscan_prefetch.cuh) at its own
- * shapes; 0 (default until measured): segscan_blocked. SpMV always runs
- * segscan_blocked. */
-#ifndef GP_SEG_PREFETCH
-#define GP_SEG_PREFETCH 0
-#endif
-
 namespace gp {
-
-constexpr bool seg_prefetch = GP_SEG_PREFETCH != 0;
 
 /* The tile shape of the segmented scans and reduce (it also sizes the
  * offsets' tile_first[] table). */
-template <typename T>
-using seg_shape = std::conditional_t<seg_prefetch, seg_prefetch_shape<sizeof(T)>, seg_large_shape<sizeof(T)>>;
+template <typename T> using seg_shape = seg_large_shape<sizeof(T)>;
 
 /* For offsets: tile_first[] (pool memory, freed by the caller) and the
  * offsets check, in one launch (device/tile_first.cuh). Its verdict is
@@ -101,42 +88,44 @@ gpu_status segscan_launch(const char *fn, const T *in, T *out, uint64_t n, bool 
   return s != GPU_OK ? s : r;
 }
 
-/* One launch of the persistent prefetching kernel: a grid of resident
- * blocks (at most one a tile), which take tiles + grid tickets in all. */
-template <typename T, gpu_op OP, bool REVERSE, typename Source, bool REDUCE,
-          typename Epilogue = store_results<T, scan_op<T, OP>>, typename Shape = seg_shape<T>>
-gpu_status segscan_prefetch_launch(const char *fn, const T *in, T *out, uint64_t n, bool exclusive, bool vector_ok,
-                                   const Source &src, uint64_t tiles, cudaStream_t stream,
-                                   const Epilogue &epilogue = Epilogue{}) {
-  constexpr auto kernel = segscan_prefetch<T, OP, Shape, REVERSE, Source, REDUCE, Epilogue>;
-  constexpr size_t smem = prefetch_smem<T, Shape, std::is_same_v<Source, heads_from_flags>>();
+/* 1 (default): segmented reduce and SpMV run segreduce_runs (a run of
+ * tiles a block, look-back once a block); 0: segscan_blocked (REDUCE), for
+ * A/B library builds. */
+#ifndef GP_SEG_RUNS
+#define GP_SEG_RUNS 1
+#endif
+
+/* One launch of segreduce_runs: a run of tiles for each of the blocks that
+ * fit the device at once (at most one a tile). */
+template <typename T, gpu_op OP, typename Offset, typename Values, typename Epilogue, typename Shape>
+gpu_status segreduce_runs_launch(const char *fn, const T *in, uint64_t n, bool vector_ok,
+                                 const heads_from_offsets<Offset> &src, uint64_t tiles, cudaStream_t stream,
+                                 const Values &values, const Epilogue &epilogue) {
+  constexpr auto kernel = segreduce_runs<T, OP, Shape, Offset, Values, Epilogue>;
   if (tiles == 0) return GPU_OK;
-  const unsigned resident = resident_blocks<kernel>(Shape::threads, smem);
+  const unsigned resident = resident_blocks<kernel>(Shape::threads, 0);
   const unsigned grid = unsigned(tiles < resident ? tiles : resident);
   lookback_args lb;
   gp_tilestate ts{};
-  /* Each block takes one index past the last tile: tiles + grid in all. */
-  gpu_status s = prepare_lookback<seg_pair<T>>(fn, tiles, 0, tiles > 1 ? tiles + grid : 0, &lb, &ts, nullptr);
+  gpu_status s = prepare_lookback<seg_pair<T>>(fn, grid, 0, 0, &lb, &ts, nullptr);
   if (s != GPU_OK) return s;
-  kernel<<<grid, Shape::threads, smem, stream>>>(in, out, n, exclusive, aligned16(in), vector_ok, lb, src, epilogue);
-  s = check_launch(fn, "segscan_prefetch");
+  kernel<<<grid, Shape::threads, 0, stream>>>(in, n, uint32_t(tiles), vector_ok, lb, src, values, epilogue);
+  s = check_launch(fn, "segreduce_runs");
   gpu_status r = gp_tilestate_release(fn, &ts);
   return s != GPU_OK ? s : r;
 }
 
-/* The plain-values launch: the kernel GP_SEG_PREFETCH picks. */
-template <typename T, gpu_op OP, bool REVERSE, typename Source, bool REDUCE,
-          typename Epilogue = store_results<T, scan_op<T, OP>>>
-gpu_status segscan_plain_launch(const char *fn, const T *in, T *out, uint64_t n, bool exclusive, bool vector_ok,
-                                const Source &src, uint64_t tiles, cudaStream_t stream,
-                                const Epilogue &epilogue = Epilogue{}) {
-  if constexpr (seg_prefetch)
-    return segscan_prefetch_launch<T, OP, REVERSE, Source, REDUCE, Epilogue>(fn, in, out, n, exclusive, vector_ok, src,
-                                                                             tiles, stream, epilogue);
+/* Segmented reduce over offsets (and SpMV): the kernel GP_SEG_RUNS picks. */
+template <typename T, gpu_op OP, typename Offset, typename Values, typename Epilogue, typename Shape = seg_shape<T>>
+gpu_status segreduce_launch(const char *fn, const T *in, uint64_t n, bool vector_ok,
+                            const heads_from_offsets<Offset> &src, uint64_t tiles, cudaStream_t stream,
+                            const Values &values, const Epilogue &epilogue) {
+  if constexpr (GP_SEG_RUNS != 0)
+    return segreduce_runs_launch<T, OP, Offset, Values, Epilogue, Shape>(fn, in, n, vector_ok, src, tiles, stream,
+                                                                         values, epilogue);
   else
-    return segscan_launch<T, OP, REVERSE, Source, REDUCE, plain_values, Epilogue>(fn, in, out, n, exclusive, vector_ok,
-                                                                                  src, tiles, stream, plain_values{},
-                                                                                  epilogue);
+    return segscan_launch<T, OP, false, heads_from_offsets<Offset>, true, Values, Epilogue, Shape>(
+        fn, in, nullptr, n, false, vector_ok, src, tiles, stream, values, epilogue);
 }
 
 template <typename T, gpu_op OP, typename Source, bool REDUCE>
@@ -144,9 +133,8 @@ gpu_status segscan_dir(const char *fn, const T *in, T *out, uint64_t n, unsigned
                        const Source &src, uint64_t tiles, cudaStream_t stream) {
   const bool exclusive = flags & GPU_EXCLUSIVE;
   return flags & GPU_REVERSE
-             ? segscan_plain_launch<T, OP, true, Source, REDUCE>(fn, in, out, n, exclusive, vector_ok, src, tiles, stream)
-             : segscan_plain_launch<T, OP, false, Source, REDUCE>(fn, in, out, n, exclusive, vector_ok, src, tiles,
-                                                                  stream);
+             ? segscan_launch<T, OP, true, Source, REDUCE>(fn, in, out, n, exclusive, vector_ok, src, tiles, stream)
+             : segscan_launch<T, OP, false, Source, REDUCE>(fn, in, out, n, exclusive, vector_ok, src, tiles, stream);
 }
 
 /* One (type, operator): heads, offsets, or reduce. */
@@ -171,9 +159,8 @@ gpu_status segmented_op(const T *in, T *out, uint64_t n, const uint8_t *heads, c
     s = check_launch(fn, "fill_value");
   }
   if (s == GPU_OK && n > 0)
-    s = reduce ? segscan_plain_launch<T, OP, false, heads_from_offsets<int64_t>, true>(
-                     fn, in, nullptr, n, false, aligned16(in), src, tiles, stream,
-                     store_results<T, scan_op<T, OP>>{out})
+    s = reduce ? segreduce_launch<T, OP, int64_t>(fn, in, n, aligned16(in), src, tiles, stream, plain_values{},
+                                                  store_results<T, scan_op<T, OP>>{out})
                : segscan_dir<T, OP, heads_from_offsets<int64_t>, false>(fn, in, out, n, flags,
                                                                          aligned16(in) && aligned16(out), src, tiles,
                                                                          stream);

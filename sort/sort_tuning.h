@@ -86,12 +86,16 @@ template <int KEY_BYTES, int VALUE_BYTES> struct onesweep_tuning;
  * 4-byte keys 256x32 at 3 blocks an SM 1.31x (1.24x at 2^24); 8-byte keys
  * 384x20 1.24x; 4-byte pairs 512x16 1.00x; 8-byte keys with 4-byte values
  * 512x12 1.06x, with 8-byte values 512x12 1.06x (512x10 1.02x); 4-byte keys
- * with 8-byte values 512x12 1.02x. Pairs spill beyond these tiles. */
+ * with 8-byte values 512x12 1.02x. Pairs spill beyond these tiles, unless
+ * their values skip the registers (values_async): then 4-byte pairs 512x20
+ * 1.03x (1.00x without; at 2^24 1.06x against 1.08x), 4-byte keys with
+ * 8-byte values 384x20 1.10x (1.02x); 8-byte keys with 4-byte values gain
+ * from 384x20 without it (1.08x against 1.06x) and lose with it (1.02x). */
 template <> struct onesweep_tuning<4, 0> { using shape = sort_variant<256, 32, 3, true, RANK_ATOMIC_OR>; };
-template <> struct onesweep_tuning<4, 4> { using shape = sort_variant<512, 16, 2, true, RANK_ATOMIC_OR>; };
-template <> struct onesweep_tuning<4, 8> { using shape = sort_variant<512, 12, 2, true, RANK_ATOMIC_OR>; };
+template <> struct onesweep_tuning<4, 4> { using shape = sort_variant<512, 20, 2, true, RANK_ATOMIC_OR, false, true>; };
+template <> struct onesweep_tuning<4, 8> { using shape = sort_variant<384, 20, 2, true, RANK_ATOMIC_OR, false, true>; };
 template <> struct onesweep_tuning<8, 0> { using shape = sort_variant<384, 20, 2, true, RANK_ATOMIC_OR>; };
-template <> struct onesweep_tuning<8, 4> { using shape = sort_variant<512, 12, 2, true, RANK_ATOMIC_OR>; };
+template <> struct onesweep_tuning<8, 4> { using shape = sort_variant<384, 20, 2, true, RANK_ATOMIC_OR>; };
 template <> struct onesweep_tuning<8, 8> { using shape = sort_variant<512, 12, 2, true, RANK_ATOMIC_OR>; };
 
 /* Histogram: a persistent grid; each thread counts ITEMS keys per round. */

@@ -143,9 +143,8 @@ gpu_status spmv_product_shaped(const char *fn, const gpu_csr *A, double alpha, c
   const spmv_results<T> results{yy, T(alpha), T(beta), read_y};
   const T *values = static_cast<const T *>(A->values);
   if (s == GPU_OK)
-    s = segscan_launch<T, GPU_ADD, false, heads_from_offsets<Index>, true, csr_products<T, Index>, spmv_results<T>,
-                       Shape>(
-        fn, values, nullptr, nnz, false, aligned16(values), src, tiles, stream, products, results);
+    s = segreduce_launch<T, GPU_ADD, Index, csr_products<T, Index>, spmv_results<T>, Shape>(
+        fn, values, nnz, aligned16(values), src, tiles, stream, products, results);
   if (!plan_tile_first) {
     if (s == GPU_OK)
       s = offsets_verdict(fn, table, stream, "A is malformed: row_ptr not 0 = row_ptr[0] <= ... <= row_ptr[rows] = nnz, "

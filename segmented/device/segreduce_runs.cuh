@@ -1,0 +1,144 @@
+/*
+ * Segmented reduce (and SpMV, through Values and Epilogue) by runs of
+ * tiles: block b of a grid of G blocks reduces the tiles [b T / G, (b + 1) T
+ * / G) one after another, carrying the open segment's fold from tile to
+ * tile in shared memory, so no tile waits for another block. Only the
+ * segment that reaches into a run from before needs anything from other
+ * blocks: each block publishes its run's fold once, at its end, through
+ * the scan's look-back (one entry a block, not a tile), and finishes that
+ * one segment with its prefix.
+ *
+ * Why: a reduce writes almost nothing, so segscan_blocked's per-tile costs
+ * (a ticket, a published aggregate, a look-back wait) were the whole time:
+ * 0.33 of a copy of its input at 2^28 on the H200, where its scans reach
+ * 0.64 of a copy of theirs with the same tiles.
+ *
+ * Per tile, as segscan_blocked: load (and for SpMV the columns, then the
+ * products), the offsets' start bits, transpose to blocked, pairs; then
+ * the run's carry goes into the tile's first pair and scan_tile scans the
+ * tile alone (a look-back of one tile: none); the results go to shared
+ * memory and each segment ending in the tile takes its last element's
+ * (gather_segment_results), except the spanning one, kept for the end.
+ *
+ * Results: per segment, the same fixed order on every run for a given grid
+ * (the device's resident blocks, fixed for a device), so floats give the
+ * same bits run to run.
+ */
+#pragma once
+
+#include "segmented/device/segscan_blocked.cuh"
+
+namespace gp {
+
+/* The run of tiles of block b among g: [first, end). */
+__host__ __device__ inline uint32_t run_start(uint32_t tiles, uint32_t b, uint32_t g) {
+  return uint32_t(uint64_t(tiles) * b / g);
+}
+
+/* The epilogue of a run: every segment goes to the caller's epilogue except
+ * `span`, the one that reaches into the run from before, whose fold within
+ * the run is kept in *kept until the run's prefix is known. */
+template <typename T, typename Epilogue> struct run_results {
+  Epilogue inner;
+  uint64_t span; /* ~0: none */
+  T *kept;
+  unsigned *kept_set;
+  __device__ void operator()(uint64_t j, T v, bool empty) const {
+    if (j == span) {
+      *kept = v;
+      *kept_set = 1;
+    } else {
+      inner(j, v, empty);
+    }
+  }
+};
+
+template <typename T, gpu_op OP, typename Shape, typename Offset, typename Values, typename Epilogue>
+__global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
+    segreduce_runs(const T *in, uint64_t n, uint32_t tiles, bool vector_ok, lookback_args lb,
+                   heads_from_offsets<Offset> src, Values values, Epilogue epilogue) {
+  using P = seg_pair<T>;
+  using Op = seg_op<T, OP>;
+  using Base = scan_op<T, OP>;
+  using B = blocked_shape<Shape>;
+  constexpr int ITEMS = Shape::items;
+  static_assert(ITEMS <= 32, "a thread's flags fit a word");
+  static_assert(Shape::vec * sizeof(T) == 16, "the transposes move 16-byte chunks");
+  static_assert(Shape::rows >= 2 && Shape::rows <= 8, "swizzled() is conflict-free for 2 to 8 rows");
+  __shared__ tile_scan_shared<P, Shape::warps> sh;
+  __shared__ stage_heads<B> s_heads;
+  __shared__ __align__(16) T s_buf[Shape::tile_items]; /* the transpose, then the tile's results */
+  __shared__ P s_carry;                                /* the run's fold so far */
+  __shared__ T s_kept;                                 /* the spanning segment's fold within the run */
+  __shared__ unsigned s_kept_set;                      /* ... once it ended in the run */
+  __shared__ uint64_t s_span;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const uint32_t first = run_start(tiles, blockIdx.x, gridDim.x), end = run_start(tiles, blockIdx.x + 1, gridDim.x);
+  /* A tile scanned alone: scan_tile's look-back of one tile is none. */
+  lookback_args alone{};
+  alone.tiles = 1;
+  alone.levels = 1;
+
+  if (threadIdx.x == 0) {
+    /* The segment before the first one starting at or after the run's first
+     * element reaches into the run if it ends past that element. */
+    const uint64_t run_base = uint64_t(first) * Shape::tile_items;
+    const uint64_t s = src.tile_first[first] < src.nseg ? src.tile_first[first] : src.nseg;
+    s_span = ~uint64_t(0);
+    if (s > 0 && clamped_offset(src.offsets, s, n) > run_base) s_span = s - 1;
+    s_carry = Op::neutral();
+    s_kept_set = 0;
+  }
+  /* (stage_offset_heads' first barrier orders these before their reads.) */
+  uint64_t span = ~uint64_t(0);
+
+  for (uint32_t tile = first; tile < end; tile++) {
+    const uint64_t base = uint64_t(tile) * Shape::tile_items;
+    const uint32_t valid = uint32_t(min(n - base, uint64_t(Shape::tile_items)));
+    T v[Shape::rows][Shape::vec];
+    load_tile<Shape>(in + base, valid, vector_ok, warp, lane, v, Base::neutral());
+    const auto loaded = values.template load<Shape>(base, valid, warp, lane);
+    const uint32_t heads = blocked_heads<Shape, false>(src, s_heads, tile, tiles, base, valid, n, warp, lane);
+    if (tile == first) span = s_span; /* after stage_offset_heads' barriers */
+    if constexpr (Values::transforms) values.template operator()<Shape>(v, loaded, valid, warp, lane);
+    P x[1][ITEMS];
+    {
+      T b[1][ITEMS];
+      striped_to_blocked<Shape>(s_buf, v, b, warp, lane);
+#pragma unroll
+      for (int j = 0; j < ITEMS; j++) x[0][j] = P{b[0][j], (heads >> j) & 1u};
+    }
+    if (threadIdx.x == 0) x[0][0] = Op::apply(s_carry, x[0][0]); /* the run so far comes first */
+    scan_tile<P, Op, B, false>(x, tile, valid, false, alone, prefix_source::lookback, sh, warp, lane);
+    /* The run's fold through this tile: its last valid item's pair. */
+    const uint32_t o = item_offset<B>(warp, lane, 0);
+    if (valid - 1 >= o && valid - 1 < o + ITEMS) {
+#pragma unroll
+      for (int j = 0; j < ITEMS; j++)
+        if (o + j == valid - 1) s_carry = x[0][j];
+    }
+    T y[1][ITEMS];
+#pragma unroll
+    for (int j = 0; j < ITEMS; j++) y[0][j] = x[0][j].value;
+    /* scan_tile's barriers lie between the transpose's reads and these writes. */
+    put_blocked<Shape>(s_buf, y, warp, lane);
+    __syncthreads();
+    gather_segment_results<T, Shape>(src, swizzled_results<T, Shape::vec>{s_buf}, tile, tiles, base, valid, n,
+                                     run_results<T, Epilogue>{epilogue, span, &s_kept, &s_kept_set});
+  }
+  __syncthreads(); /* s_carry and s_kept are final */
+
+  /* The runs' look-back: publish this run's fold, fold the earlier runs'. */
+  if (lb.tiles > 1) {
+    if (warp == 0) publish_and_close_groups<Op>(lb, blockIdx.x, s_carry, lane);
+    else fold_prefix_levels<Op, B>(lb, blockIdx.x, sh.level_fold, warp, lane);
+    __syncthreads();
+  }
+  /* The spanning segment, if it ended in this run: the earlier runs' part first. */
+  if (threadIdx.x == 0 && s_kept_set) {
+    const P prefix = lb.tiles > 1 ? combine_prefix_levels<Op>(lb, sh.level_fold) : Op::neutral();
+    epilogue(span, Base::apply(prefix.value, s_kept), false);
+  }
+}
+
+}  // namespace gp
