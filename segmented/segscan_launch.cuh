@@ -102,14 +102,15 @@ gpu_status segreduce_runs_launch(const char *fn, const T *in, uint64_t n, bool v
                                  const heads_from_offsets<Offset> &src, uint64_t tiles, cudaStream_t stream,
                                  const Values &values, const Epilogue &epilogue) {
   constexpr auto kernel = segreduce_runs<T, OP, Shape, Offset, Values, Epilogue>;
+  constexpr size_t smem = runs_smem<T, Shape, Values>();
   if (tiles == 0) return GPU_OK;
-  const unsigned resident = resident_blocks<kernel>(Shape::threads, 0);
+  const unsigned resident = resident_blocks<kernel>(Shape::threads, smem);
   const unsigned grid = unsigned(tiles < resident ? tiles : resident);
   lookback_args lb;
   gp_tilestate ts{};
   gpu_status s = prepare_lookback<seg_pair<T>>(fn, grid, 0, 0, &lb, &ts, nullptr);
   if (s != GPU_OK) return s;
-  kernel<<<grid, Shape::threads, 0, stream>>>(in, n, uint32_t(tiles), vector_ok, lb, src, values, epilogue);
+  kernel<<<grid, Shape::threads, smem, stream>>>(in, n, uint32_t(tiles), vector_ok, lb, src, values, epilogue);
   s = check_launch(fn, "segreduce_runs");
   gpu_status r = gp_tilestate_release(fn, &ts);
   return s != GPU_OK ? s : r;

@@ -1,7 +1,10 @@
 /*
  * Bulk copies of whole tiles into shared-memory stages (cp.async.bulk,
  * Hopper's copy engine), so a persistent block can have its next tiles in
- * flight while it works on earlier ones (scan_tile.cuh says why and how).
+ * flight while it works on earlier ones (scan_tile.cuh says why and how);
+ * and each thread's own asynchronous copies (cp.async), for data that
+ * lands in shared memory in another order than it lies in global memory
+ * (sort's values at their ranks, segmented tiles at their swizzled places).
  *
  * Each stage has an mbarrier that thread 0 arms with the copy's byte count;
  * the copy engine completes it; all threads wait on its phase parity.
@@ -49,6 +52,39 @@ __device__ inline void bulk_load(void *stage, const void *src, uint32_t bytes, u
  * after which a bulk copy may overwrite it: orders its writes before the
  * copy engine's (generic proxy before async proxy, PTX memory model). */
 __device__ inline void stage_written_by_threads() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+
+/* cp.async of one 4-, 8- or 16-byte element from global to shared memory
+ * (16 bytes bypass L1: .cg; smaller ones can only go through it: .ca).
+ * copy_async_commit closes the thread's group of copies since the last;
+ * copy_async_wait<N> waits until at most the N newest of the thread's
+ * groups are in flight (the others' data is then visible to this thread;
+ * to other threads after a barrier or __syncwarp that follows). Before
+ * sm_80: a plain load and store. */
+template <typename E> __device__ __forceinline__ void copy_async(E *shared_dst, const E *global_src) {
+  static_assert(sizeof(E) == 4 || sizeof(E) == 8 || sizeof(E) == 16, "cp.async copies 4, 8 or 16 bytes");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  if constexpr (sizeof(E) == 16)
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(shared_address(shared_dst)),
+                 "l"(__cvta_generic_to_global(global_src))
+                 : "memory");
+  else
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(shared_address(shared_dst)),
+                 "l"(__cvta_generic_to_global(global_src)), "n"(int(sizeof(E)))
+                 : "memory"); /* stays between the barriers around it */
+#else
+  *shared_dst = *global_src;
+#endif
+}
+__device__ __forceinline__ void copy_async_commit() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+template <int PENDING = 0> __device__ __forceinline__ void copy_async_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group %0;" ::"n"(PENDING) : "memory");
+#endif
+}
 
 /* All threads: wait until the stage's copy with this phase parity landed. */
 __device__ inline void bulk_wait(uint64_t *bar, uint32_t parity) {

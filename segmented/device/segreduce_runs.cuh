@@ -53,6 +53,19 @@ template <typename T, typename Epilogue> struct run_results {
   }
 };
 
+/* 1: plain values (segmented reduce; not SpMV's products) come by cp.async
+ * into three shared stages, two tiles ahead of the one being reduced (A/B
+ * library builds; see bench/NOTES.md). */
+#ifndef GP_RUNS_PREFETCH
+#define GP_RUNS_PREFETCH 0
+#endif
+template <typename Values> constexpr bool runs_prefetch = GP_RUNS_PREFETCH != 0 && !Values::transforms;
+constexpr int RUNS_STAGES = 3;
+/* Dynamic shared memory of segreduce_runs. */
+template <typename T, typename Shape, typename Values> constexpr size_t runs_smem() {
+  return runs_prefetch<Values> ? RUNS_STAGES * Shape::tile_items * sizeof(T) : 0;
+}
+
 template <typename T, gpu_op OP, typename Shape, typename Offset, typename Values, typename Epilogue>
 __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
     segreduce_runs(const T *in, uint64_t n, uint32_t tiles, bool vector_ok, lookback_args lb,
@@ -67,7 +80,9 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
   static_assert(Shape::rows >= 2 && Shape::rows <= 8, "swizzled() is conflict-free for 2 to 8 rows");
   __shared__ tile_scan_shared<P, Shape::warps> sh;
   __shared__ stage_heads<B> s_heads;
-  __shared__ __align__(16) T s_buf[Shape::tile_items]; /* the transpose, then the tile's results */
+  constexpr bool PREFETCH = runs_prefetch<Values>;
+  extern __shared__ __align__(128) unsigned char run_stages[]; /* PREFETCH: RUNS_STAGES tiles */
+  __shared__ __align__(16) T s_buf[PREFETCH ? 1 : Shape::tile_items]; /* the transpose, then the tile's results */
   __shared__ P s_carry;                                /* the run's fold so far */
   __shared__ T s_kept;                                 /* the spanning segment's fold within the run */
   __shared__ unsigned s_kept_set;                      /* ... once it ended in the run */
@@ -91,12 +106,45 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
   }
   /* (stage_offset_heads' first barrier orders these before their reads.) */
   uint64_t span = ~uint64_t(0);
+  /* The shared buffer of a tile: its stage, or the one transpose buffer. */
+  auto buffer_of = [&](uint32_t tile) {
+    return PREFETCH ? reinterpret_cast<T *>(run_stages) + (tile - first) % RUNS_STAGES * Shape::tile_items : s_buf;
+  };
+  /* PREFETCH: starts bringing tile `tile` of the run (if any) into its
+   * stage, each 16-byte chunk where put_striped would put it (so a warp
+   * reads back only its own lanes' copies); partial tiles and unaligned
+   * input by plain loads. One commit group a tile, copies or not. */
+  auto fetch = [&](uint32_t tile) {
+    if (tile < end) {
+      const uint64_t base = uint64_t(tile) * Shape::tile_items;
+      const uint32_t valid = uint32_t(min(n - base, uint64_t(Shape::tile_items)));
+      T *buf = buffer_of(tile);
+      if (vector_ok && valid == uint32_t(Shape::tile_items)) {
+        using C = vec16<T, Shape::vec>;
+#pragma unroll
+        for (int r = 0; r < Shape::rows; r++) {
+          const uint32_t i = uint32_t(item_offset<Shape>(warp, lane, r));
+          copy_async(chunk_at<Shape>(buf, i), reinterpret_cast<const C *>(in + base + i));
+        }
+      } else {
+        T v[Shape::rows][Shape::vec];
+        load_tile<Shape>(in + base, valid, false, warp, lane, v, Base::neutral());
+        put_striped<Shape>(buf, v, warp, lane);
+      }
+    }
+    copy_async_commit();
+  };
+  if constexpr (PREFETCH) {
+    fetch(first);
+    fetch(first + 1);
+  }
 
   for (uint32_t tile = first; tile < end; tile++) {
     const uint64_t base = uint64_t(tile) * Shape::tile_items;
     const uint32_t valid = uint32_t(min(n - base, uint64_t(Shape::tile_items)));
+    T *buf = buffer_of(tile);
     T v[Shape::rows][Shape::vec];
-    load_tile<Shape>(in + base, valid, vector_ok, warp, lane, v, Base::neutral());
+    if constexpr (!PREFETCH) load_tile<Shape>(in + base, valid, vector_ok, warp, lane, v, Base::neutral());
     const auto loaded = values.template load<Shape>(base, valid, warp, lane);
     const uint32_t heads = blocked_heads<Shape, false>(src, s_heads, tile, tiles, base, valid, n, warp, lane);
     if (tile == first) span = s_span; /* after stage_offset_heads' barriers */
@@ -104,7 +152,17 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
     P x[1][ITEMS];
     {
       T b[1][ITEMS];
-      striped_to_blocked<Shape>(s_buf, v, b, warp, lane);
+      if constexpr (PREFETCH) {
+        /* stage_offset_heads' barriers: every warp is done with tile - 1's
+         * results, whose stage tile + 2 takes. Then this tile's copies (the
+         * two newest groups may stay in flight) and the warp's others'. */
+        fetch(tile + 2);
+        copy_async_wait<2>();
+        __syncwarp();
+        get_blocked<Shape>(buf, b, warp, lane);
+      } else {
+        striped_to_blocked<Shape>(buf, v, b, warp, lane);
+      }
 #pragma unroll
       for (int j = 0; j < ITEMS; j++) x[0][j] = P{b[0][j], (heads >> j) & 1u};
     }
@@ -121,11 +179,12 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
 #pragma unroll
     for (int j = 0; j < ITEMS; j++) y[0][j] = x[0][j].value;
     /* scan_tile's barriers lie between the transpose's reads and these writes. */
-    put_blocked<Shape>(s_buf, y, warp, lane);
+    put_blocked<Shape>(buf, y, warp, lane);
     __syncthreads();
-    gather_segment_results<T, Shape>(src, swizzled_results<T, Shape::vec>{s_buf}, tile, tiles, base, valid, n,
+    gather_segment_results<T, Shape>(src, swizzled_results<T, Shape::vec>{buf}, tile, tiles, base, valid, n,
                                      run_results<T, Epilogue>{epilogue, span, &s_kept, &s_kept_set});
   }
+  if constexpr (PREFETCH) copy_async_wait<0>(); /* the groups past the run's end are empty */
   __syncthreads(); /* s_carry and s_kept are final */
 
   /* The runs' look-back: publish this run's fold, fold the earlier runs'. */

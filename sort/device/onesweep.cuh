@@ -60,6 +60,7 @@
 
 #include <cstdint>
 
+#include "scan/device/tile_pipeline.cuh"
 #include "sort/device/block_rank.cuh"
 #include "sort/device/radix_key.cuh"
 #include "sort/sort_tuning.h"
@@ -122,31 +123,6 @@ template <gpu_dtype T, int VALUE_BYTES, typename Shape> struct onesweep_storage 
       return x.values;
   }
 };
-
-/* cp.async of one 4- or 8-byte element from global to shared memory;
- * copy_async_commit closes the thread's group of copies, copy_async_wait
- * waits until the thread's copies have landed (other threads see them after
- * a barrier that follows the wait). Before sm_80: a plain load and store. */
-template <typename E> __device__ __forceinline__ void copy_async(E *shared_dst, const E *global_src) {
-  static_assert(sizeof(E) == 4 || sizeof(E) == 8, "cp.async.ca copies 4, 8 or 16 bytes");
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(uint32_t(__cvta_generic_to_shared(shared_dst))),
-               "l"(__cvta_generic_to_global(global_src)), "n"(int(sizeof(E)))
-               : "memory"); /* stays between the barriers around it */
-#else
-  *shared_dst = *global_src;
-#endif
-}
-__device__ __forceinline__ void copy_async_commit() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.commit_group;" ::: "memory");
-#endif
-}
-__device__ __forceinline__ void copy_async_wait() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_group 0;" ::: "memory");
-#endif
-}
 
 /* Thread b: the count of digit b in this launch's tiles before `tile`. */
 __device__ __forceinline__ uint32_t look_back(const uint32_t *lookback, uint32_t tile, int b) {
