@@ -9,12 +9,15 @@
  * one segment with its prefix.
  *
  * Why: a reduce writes almost nothing, so segscan_blocked's per-tile costs
- * (a ticket, a published aggregate, a look-back wait) were the whole time:
- * 0.33 of a copy of its input at 2^28 on the H200, where its scans reach
- * 0.64 of a copy of theirs with the same tiles.
+ * (a ticket, a published aggregate, a look-back wait) set its time: 0.33
+ * of a copy of its input at 2^28 on the H200, where its scans, moving twice
+ * the bytes per tile, reach 0.64 of a copy. By runs, A/B on the H200
+ * (bench/NOTES.md): reduce at 2^28 0.38-0.50 of a copy (i32), 0.44-0.69
+ * (f64), SpMV on large matrices 1.1-1.25x faster; the same below 2^24.
  *
  * Per tile, as segscan_blocked: load (and for SpMV the columns, then the
- * products), the offsets' start bits, transpose to blocked, pairs; then
+ * products; plain values come by cp.async two tiles ahead, see
+ * GP_RUNS_PREFETCH), the offsets' start bits, transpose to blocked, pairs; then
  * the run's carry goes into the tile's first pair and scan_tile scans the
  * tile alone (a look-back of one tile: none); the results go to shared
  * memory and each segment ending in the tile takes its last element's
@@ -53,11 +56,14 @@ template <typename T, typename Epilogue> struct run_results {
   }
 };
 
-/* 1: plain values (segmented reduce; not SpMV's products) come by cp.async
- * into three shared stages, two tiles ahead of the one being reduced (A/B
- * library builds; see bench/NOTES.md). */
+/* 1 (default): plain values (segmented reduce; not SpMV's products, whose
+ * columns lead to x) come by cp.async into three shared stages, two tiles
+ * ahead of the one being reduced: at 2^28 on the H200 0.47-0.51 -> 0.53-0.56
+ * of a copy (i32, L 64-4096), f64 0.62-0.70 -> 0.67-0.75, the same below
+ * 2^24 (bench/results/h200_seg_runs_ab.txt). 0: plain loads, for A/B
+ * library builds. */
 #ifndef GP_RUNS_PREFETCH
-#define GP_RUNS_PREFETCH 0
+#define GP_RUNS_PREFETCH 1
 #endif
 template <typename Values> constexpr bool runs_prefetch = GP_RUNS_PREFETCH != 0 && !Values::transforms;
 constexpr int RUNS_STAGES = 3;
