@@ -7,6 +7,8 @@
 
 #include <cuda_runtime.h>
 
+#include <mutex>
+
 #include "core/core.h"
 #include "device/reference_scan.cuh"
 #include "device/scan_tile.cuh"
@@ -43,20 +45,44 @@ gpu_status prepare_lookback(const char *fn, uint64_t tiles, size_t extra_words, 
   return GPU_OK;
 }
 
-/* Blocks of a persistent kernel that fit on the device at once, with its
- * dynamic shared memory allowed (once per kernel: a template on the kernel
- * itself, not on its type, which many kernels share). */
+/* Devices gpuprim serves (core/cuda_resources.c keeps a pool for each). */
+constexpr int GP_MAX_DEVICES = 64;
+
+/* What a kernel may do on a device: the opt-in to `smem` bytes of dynamic
+ * shared memory (above 48 KiB it is needed; it is an attribute of the
+ * device's context) and how many of its blocks of `threads` fit the device
+ * at once. */
+struct kernel_fit {
+  cudaError_t allowed;
+  unsigned resident;
+};
+template <auto KERNEL> kernel_fit find_fit(int dev, int threads, size_t smem) {
+  kernel_fit f{};
+  int sms = 0, per_sm = 0;
+  f.allowed = cudaFuncSetAttribute(KERNEL, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, KERNEL, threads, smem);
+  cudaGetLastError();
+  f.resident = unsigned(sms > 0 && per_sm > 0 ? sms * per_sm : 1);
+  return f;
+}
+/* The same for the current device, found once per kernel and device (a
+ * template on the kernel itself, not on its type, which many kernels
+ * share; a kernel's threads and smem never change). */
+template <auto KERNEL> kernel_fit fit_on_device(int threads, size_t smem) {
+  static std::once_flag once[GP_MAX_DEVICES];
+  static kernel_fit fits[GP_MAX_DEVICES];
+  int dev = 0;
+  cudaGetDevice(&dev);
+  if (dev < 0 || dev >= GP_MAX_DEVICES) return find_fit<KERNEL>(dev, threads, smem);
+  std::call_once(once[dev], [&] { fits[dev] = find_fit<KERNEL>(dev, threads, smem); });
+  return fits[dev];
+}
+
+/* Blocks of a persistent kernel that fit on the current device at once,
+ * with its dynamic shared memory allowed. */
 template <auto KERNEL> unsigned resident_blocks(int threads, size_t smem) {
-  static const unsigned blocks = [&] {
-    int dev = 0, sms = 0, per_sm = 0;
-    cudaGetDevice(&dev);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    cudaFuncSetAttribute(KERNEL, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
-    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, KERNEL, threads, smem);
-    cudaGetLastError();
-    return unsigned(sms > 0 && per_sm > 0 ? sms * per_sm : 1);
-  }();
-  return blocks;
+  return fit_on_device<KERNEL>(threads, smem).resident;
 }
 
 /* Shared memory of scan_pipelined: three tiles. */

@@ -108,7 +108,8 @@ gpu_status segreduce_runs_launch(const char *fn, const T *in, uint64_t n, bool v
   const unsigned grid = unsigned(tiles < resident ? tiles : resident);
   lookback_args lb;
   gp_tilestate ts{};
-  gpu_status s = prepare_lookback<seg_pair<T>>(fn, grid, 0, 0, &lb, &ts, nullptr);
+  /* Each block takes one ticket for its run. */
+  gpu_status s = prepare_lookback<seg_pair<T>>(fn, grid, 0, grid > 1 ? grid : 0, &lb, &ts, nullptr);
   if (s != GPU_OK) return s;
   kernel<<<grid, Shape::threads, smem, stream>>>(in, n, uint32_t(tiles), vector_ok, lb, src, values, epilogue);
   s = check_launch(fn, "segreduce_runs");

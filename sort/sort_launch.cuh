@@ -18,6 +18,7 @@
 #include <cuda_runtime.h>
 
 #include "core/core.h"
+#include "scan/scan_launch.cuh"
 #include "sort/device/histogram.cuh"
 #include "sort/device/onesweep.cuh"
 #include "sort/device/single_block.cuh"
@@ -27,28 +28,10 @@
 namespace gp {
 namespace radix {
 
-inline gpu_status check_launch(const char *fn, const char *kernel) {
-  return gp_cuda_status(cudaGetLastError(), fn, kernel);
-}
-
-/* Dynamic shared memory above 48 KiB needs an opt-in: once per kernel. */
-template <auto KERNEL> gpu_status allow_shared_memory(const char *fn, size_t bytes) {
-  static const int err = int(cudaFuncSetAttribute(KERNEL, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-  return gp_cuda_status(err, fn, "cudaFuncSetAttribute");
-}
-
-/* Blocks of KERNEL that fit on the device at once (once per kernel), with
- * `smem` bytes of dynamic shared memory a block. */
-template <auto KERNEL> unsigned resident_grid(int threads, size_t smem = 0) {
-  static const unsigned blocks = [&] {
-    int dev = 0, sms = 0, per_sm = 0;
-    cudaGetDevice(&dev);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, KERNEL, threads, smem);
-    cudaGetLastError();
-    return unsigned(sms > 0 && per_sm > 0 ? sms * per_sm : 1);
-  }();
-  return blocks;
+/* Dynamic shared memory above 48 KiB needs an opt-in: once per kernel and
+ * device (scan_launch.cuh's fit_on_device). */
+template <auto KERNEL> gpu_status allow_shared_memory(const char *fn, int threads, size_t bytes) {
+  return gp_cuda_status(fit_on_device<KERNEL>(threads, bytes).allowed, fn, "cudaFuncSetAttribute");
 }
 
 inline size_t align_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
@@ -96,7 +79,7 @@ gpu_status sort_one_block(const char *fn, void *keys, void *values, size_t n, ui
   using Shape = single_block_shape;
   constexpr auto kernel = sort_single_block<T, VALUE_BYTES, Shape>;
   constexpr size_t smem = sizeof(single_block_storage<T, VALUE_BYTES, Shape>);
-  gpu_status s = allow_shared_memory<kernel>(fn, smem);
+  gpu_status s = allow_shared_memory<kernel>(fn, Shape::threads, smem);
   if (s != GPU_OK) return s;
   kernel<<<1, Shape::threads, smem, stream>>>(keys, values, uint32_t(n), flip);
   return check_launch(fn, "sort_single_block");
@@ -129,7 +112,7 @@ template <gpu_dtype T, int VALUE_BYTES, typename Shape> struct onesweep_launches
     if (n > SIZE_MAX / 64)
       return gp_fail(GPU_ERR_OUT_OF_MEMORY, "%s: n = %zu keys: temporary memory size overflows", fn, n);
     layout = plan_layout(n, Key::bytes, VALUE_BYTES, Key::digits, TILE, portion_tiles);
-    gpu_status s = allow_shared_memory<pass_kernel>(fn, pass_smem);
+    gpu_status s = allow_shared_memory<pass_kernel>(fn, Shape::threads, pass_smem);
     if (s != GPU_OK) return s;
     s = gp_pool_alloc(fn, reinterpret_cast<void **>(&mem), layout.total);
     if (s != GPU_OK) return s; /* nothing touched yet */
@@ -142,7 +125,7 @@ template <gpu_dtype T, int VALUE_BYTES, typename Shape> struct onesweep_launches
   gpu_status histogram() {
     constexpr uint64_t chunk = HISTOGRAM_THREADS * histogram_tuning<Key::bytes>::items;
     const uint64_t chunks = (n + chunk - 1) / chunk;
-    const unsigned resident = resident_grid<histogram_kernel>(HISTOGRAM_THREADS);
+    const unsigned resident = resident_blocks<histogram_kernel>(HISTOGRAM_THREADS, 0);
     const unsigned grid = unsigned(chunks < resident ? chunks : resident);
     histogram_args h{};
     h.keys = keys;
@@ -185,7 +168,7 @@ template <gpu_dtype T, int VALUE_BYTES, typename Shape> struct onesweep_launches
     a.flip = flip;
     unsigned grid = unsigned((items + TILE - 1) / TILE); /* one block a tile */
     if constexpr (Shape::persistent) {
-      const unsigned resident = resident_grid<pass_kernel>(Shape::threads, pass_smem);
+      const unsigned resident = resident_blocks<pass_kernel>(Shape::threads, pass_smem);
       if (resident < grid) grid = resident;
     }
     pass_kernel<<<grid, Shape::threads, pass_smem, stream>>>(a);

@@ -1,7 +1,7 @@
 /*
  * Segmented reduce (and SpMV, through Values and Epilogue) by runs of
- * tiles: block b of a grid of G blocks reduces the tiles [b T / G, (b + 1) T
- * / G) one after another, carrying the open segment's fold from tile to
+ * tiles: the block with ticket b of a grid of G blocks reduces the tiles
+ * [b T / G, (b + 1) T / G) one after another, carrying the open segment's fold from tile to
  * tile in shared memory, so no tile waits for another block. Only the
  * segment that reaches into a run from before needs anything from other
  * blocks: each block publishes its run's fold once, at its end, through
@@ -93,8 +93,12 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
   __shared__ T s_kept;                                 /* the spanning segment's fold within the run */
   __shared__ unsigned s_kept_set;                      /* ... once it ended in the run */
   __shared__ uint64_t s_span;
+  __shared__ uint32_t s_run;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const uint32_t first = run_start(tiles, blockIdx.x, gridDim.x), end = run_start(tiles, blockIdx.x + 1, gridDim.x);
+  /* The block's run by ticket, not blockIdx: a run waits in its look-back
+   * only for runs taken before it, by blocks already running. */
+  const uint32_t run = take_tile(lb, &s_run);
+  const uint32_t first = run_start(tiles, run, gridDim.x), end = run_start(tiles, run + 1, gridDim.x);
   /* A tile scanned alone: scan_tile's look-back of one tile is none. */
   lookback_args alone{};
   alone.tiles = 1;
@@ -154,6 +158,8 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
     const auto loaded = values.template load<Shape>(base, valid, warp, lane);
     const uint32_t heads = blocked_heads<Shape, false>(src, s_heads, tile, tiles, base, valid, n, warp, lane);
     if (tile == first) span = s_span; /* after stage_offset_heads' barriers */
+    /* SpMV's gathers of x after the start bits: before them, their round
+     * trip would overlap the offsets' but SpMV ran 3-11% slower (NOTES). */
     if constexpr (Values::transforms) values.template operator()<Shape>(v, loaded, valid, warp, lane);
     P x[1][ITEMS];
     {
@@ -193,10 +199,12 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
   if constexpr (PREFETCH) copy_async_wait<0>(); /* the groups past the run's end are empty */
   __syncthreads(); /* s_carry and s_kept are final */
 
-  /* The runs' look-back: publish this run's fold, fold the earlier runs'. */
+  /* The runs' look-back: publish this run's fold; fold the earlier runs'
+   * only where a segment from before ended in this run (s_kept_set is
+   * uniform after the barrier above). */
   if (lb.tiles > 1) {
-    if (warp == 0) publish_and_close_groups<Op>(lb, blockIdx.x, s_carry, lane);
-    else fold_prefix_levels<Op, B>(lb, blockIdx.x, sh.level_fold, warp, lane);
+    if (warp == 0) publish_and_close_groups<Op>(lb, run, s_carry, lane);
+    else if (s_kept_set) fold_prefix_levels<Op, B>(lb, run, sh.level_fold, warp, lane);
     __syncthreads();
   }
   /* The spanning segment, if it ended in this run: the earlier runs' part first. */
