@@ -5,10 +5,10 @@
  * registers. Starting points are CUB's Hopper tunings (384 threads; 20 items
  * for 4-byte keys, 15 for 8-byte, fewer with values): the per-key work
  * (ranking) dominates, so large tiles amortise the per-tile barriers and
- * look-back. Shared memory holds one tile of keys or values (the larger),
- * which stays under 48 KiB for every shape below, so two blocks fit an SM
- * when registers allow (launch bounds ask for that). With values_async
- * (below) it holds a tile of keys and one of values side by side.
+ * look-back. Shared memory holds one tile of keys or values (the larger;
+ * with values_async, below, a tile of keys and one of values side by
+ * side): up to 94 KiB for the shapes below (above 48 KiB by opt-in), so two
+ * blocks fit an SM when registers allow (launch bounds ask for that).
  *
  * The histogram kernel reads every key once and counts all its digits;
  * the single-block kernel sorts n <= its tile without any other launch.
