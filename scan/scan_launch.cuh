@@ -97,7 +97,8 @@ gpu_status scan_lookback_dir(const T *in, T *out, uint64_t n, bool exclusive, cu
   constexpr size_t smem = pipelined_smem<T, Shape>();
   const uint64_t tiles = (n + Shape::tile_items - 1) / Shape::tile_items;
   if (tiles > 0x7fffffffu) return gp_fail(GPU_ERR_UNSUPPORTED, "%s: n = %llu is too large", fn, (unsigned long long)n);
-  const unsigned grid = unsigned(tiles < resident_blocks<kernel>(Shape::threads, smem) ? tiles : resident_blocks<kernel>(Shape::threads, smem));
+  const unsigned resident = resident_blocks<kernel>(Shape::threads, smem);
+  const unsigned grid = unsigned(tiles < resident ? tiles : resident);
   lookback_args lb;
   gp_tilestate ts{};
   /* Each block takes one index past the last tile: tiles + grid in all. */

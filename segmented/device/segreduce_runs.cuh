@@ -81,9 +81,7 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
   using Base = scan_op<T, OP>;
   using B = blocked_shape<Shape>;
   constexpr int ITEMS = Shape::items;
-  static_assert(ITEMS <= 32, "a thread's flags fit a word");
-  static_assert(Shape::vec * sizeof(T) == 16, "the transposes move 16-byte chunks");
-  static_assert(Shape::rows >= 2 && Shape::rows <= 8, "swizzled() is conflict-free for 2 to 8 rows");
+  static_assert(blocked_tile_fits<T, Shape>());
   __shared__ tile_scan_shared<P, Shape::warps> sh;
   __shared__ stage_heads<B> s_heads;
   constexpr bool PREFETCH = runs_prefetch<Values>;

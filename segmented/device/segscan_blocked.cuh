@@ -212,6 +212,15 @@ __device__ inline uint32_t blocked_heads(const heads_from_offsets<Offset> &src, 
   return bits;
 }
 
+/* What the blocked kernels (this one, segreduce_runs) need of their tile
+ * shape for elements of T. */
+template <typename T, typename Shape> constexpr bool blocked_tile_fits() {
+  static_assert(Shape::items <= 32, "a thread's flags fit a word");
+  static_assert(Shape::vec * sizeof(T) == 16, "the transposes move 16-byte chunks");
+  static_assert(Shape::rows >= 2 && Shape::rows <= 8, "swizzled() is conflict-free for 2 to 8 rows");
+  return true;
+}
+
 /*
  * The kernel, one tile per block. Values (sparse: products with x) says
  * how the loaded elements become the scanned values; REDUCE writes each
@@ -238,9 +247,7 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
   using Base = scan_op<T, OP>;
   using B = blocked_shape<Shape>;
   constexpr int ITEMS = Shape::items;
-  static_assert(ITEMS <= 32, "a thread's flags fit a word");
-  static_assert(Shape::vec * sizeof(T) == 16, "the transposes move 16-byte chunks");
-  static_assert(Shape::rows >= 2 && Shape::rows <= 8, "swizzled() is conflict-free for 2 to 8 rows");
+  static_assert(blocked_tile_fits<T, Shape>());
   __shared__ uint32_t s_tile;
   __shared__ tile_scan_shared<P, Shape::warps> sh;
   __shared__ stage_heads<B> s_heads;
