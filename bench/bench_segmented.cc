@@ -276,6 +276,8 @@ void register_all(bool quick) {
   if (quick) return;
   for (kind k : kinds)
     for (size_t L : lengths) add(k, GPU_F64, L)->Arg(1 << 20)->Arg(1 << 24)->Arg(1 << 28);
+  // Segments longer than a block's run of tiles: the worst case of scans by runs.
+  for (kind k : {kind::flags_incl, kind::offsets_incl}) add(k, GPU_I32, size_t(1) << 24)->Arg(1 << 28);
 }
 
 }  // namespace

@@ -6,7 +6,7 @@
 #pragma once
 
 #include "device/segscan_blocked.cuh"
-#include "device/segreduce_runs.cuh"
+#include "device/seg_runs.cuh"
 #include "scan/scan_launch.cuh"
 #include "segmented_cuda.h"
 
@@ -88,31 +88,52 @@ gpu_status segscan_launch(const char *fn, const T *in, T *out, uint64_t n, bool 
   return s != GPU_OK ? s : r;
 }
 
-/* 1 (default): segmented reduce and SpMV run segreduce_runs (a run of
- * tiles a block, look-back once a block); 0: segscan_blocked (REDUCE), for
- * A/B library builds. */
+/* 1 (default): segmented reduce and SpMV run seg_runs (a run of tiles a
+ * block, look-back once a block); 0: segscan_blocked (REDUCE), for A/B
+ * library builds. */
 #ifndef GP_SEG_RUNS
 #define GP_SEG_RUNS 1
 #endif
+/* 1 (default): forward scans over offsets run seg_runs where it pays
+ * (runs_pay); 0: always segscan_blocked, for A/B library builds. */
+#ifndef GP_SEG_RUNS_SCAN
+#define GP_SEG_RUNS_SCAN 1
+#endif
+/* 1 (default): forward scans by head flags run seg_runs too where its runs
+ * are long enough (runs_pay); 0: always segscan_blocked. */
+#ifndef GP_SEG_RUNS_FLAGS
+#define GP_SEG_RUNS_FLAGS 1
+#endif
 
-/* One launch of segreduce_runs: a run of tiles for each of the blocks that
- * fit the device at once (at most one a tile). */
-template <typename T, gpu_op OP, typename Offset, typename Values, typename Epilogue, typename Shape>
-gpu_status segreduce_runs_launch(const char *fn, const T *in, uint64_t n, bool vector_ok,
-                                 const heads_from_offsets<Offset> &src, uint64_t tiles, cudaStream_t stream,
-                                 const Values &values, const Epilogue &epilogue) {
-  constexpr auto kernel = segreduce_runs<T, OP, Shape, Offset, Values, Epilogue>;
-  constexpr size_t smem = runs_smem<T, Shape, Values>();
+/* seg_runs' kernel, dynamic shared memory and grid: the blocks that fit the
+ * device at once, at most one a tile. */
+template <typename T, gpu_op OP, typename Source, bool REDUCE, typename Values, typename Epilogue, typename Shape>
+struct seg_runs_kernel {
+  static constexpr auto kernel = seg_runs<T, OP, Shape, Source, REDUCE, Values, Epilogue>;
+  static constexpr size_t smem = runs_smem<T, Shape, Values, Source, REDUCE>();
+  static constexpr uint64_t tile_items = Shape::tile_items;
+  static unsigned grid(uint64_t tiles) {
+    const unsigned resident = resident_blocks<kernel>(Shape::threads, smem);
+    return unsigned(tiles < resident ? tiles : resident);
+  }
+};
+
+/* One launch of seg_runs (REDUCE: out and exclusive unused). */
+template <typename T, gpu_op OP, typename Source, bool REDUCE, typename Values, typename Epilogue, typename Shape>
+gpu_status seg_runs_launch(const char *fn, const T *in, T *out, uint64_t n, bool exclusive, bool vector_ok,
+                           const Source &src, uint64_t tiles, cudaStream_t stream, const Values &values,
+                           const Epilogue &epilogue) {
+  using K = seg_runs_kernel<T, OP, Source, REDUCE, Values, Epilogue, Shape>;
   if (tiles == 0) return GPU_OK;
-  const unsigned resident = resident_blocks<kernel>(Shape::threads, smem);
-  const unsigned grid = unsigned(tiles < resident ? tiles : resident);
+  const unsigned grid = K::grid(tiles);
   lookback_args lb;
   gp_tilestate ts{};
   /* Each block takes one ticket for its run. */
   gpu_status s = prepare_lookback<seg_pair<T>>(fn, grid, 0, grid > 1 ? grid : 0, &lb, &ts, nullptr);
   if (s != GPU_OK) return s;
-  kernel<<<grid, Shape::threads, smem, stream>>>(in, n, uint32_t(tiles), vector_ok, lb, src, values, epilogue);
-  s = check_launch(fn, "segreduce_runs");
+  K::kernel<<<grid, Shape::threads, K::smem, stream>>>(in, out, n, uint32_t(tiles), exclusive, vector_ok, lb, src,
+                                                       values, epilogue);
+  s = check_launch(fn, "seg_runs");
   gpu_status r = gp_tilestate_release(fn, &ts);
   return s != GPU_OK ? s : r;
 }
@@ -123,8 +144,8 @@ gpu_status segreduce_launch(const char *fn, const T *in, uint64_t n, bool vector
                             const heads_from_offsets<Offset> &src, uint64_t tiles, cudaStream_t stream,
                             const Values &values, const Epilogue &epilogue) {
   if constexpr (GP_SEG_RUNS != 0)
-    return segreduce_runs_launch<T, OP, Offset, Values, Epilogue, Shape>(fn, in, n, vector_ok, src, tiles, stream,
-                                                                         values, epilogue);
+    return seg_runs_launch<T, OP, heads_from_offsets<Offset>, true, Values, Epilogue, Shape>(
+        fn, in, nullptr, n, false, vector_ok, src, tiles, stream, values, epilogue);
   else
     return segscan_launch<T, OP, false, heads_from_offsets<Offset>, true, Values, Epilogue, Shape>(
         fn, in, nullptr, n, false, vector_ok, src, tiles, stream, values, epilogue);
@@ -139,6 +160,36 @@ gpu_status segscan_dir(const char *fn, const T *in, T *out, uint64_t n, unsigned
              : segscan_launch<T, OP, false, Source, REDUCE>(fn, in, out, n, exclusive, vector_ok, src, tiles, stream);
 }
 
+/*
+ * Whether a forward scan runs seg_runs rather than segscan_blocked (one
+ * tile a block): where a block's run holds two tiles or more (on the H200
+ * at 2^20, runs of one tile, seg_runs was slower: 0.55 against 0.63 of a
+ * copy by flags, 0.44 against 0.46 by offsets; at 2^24 faster: 0.72
+ * against 0.57, 0.61 against 0.47), and over offsets where the mean
+ * segment is at most a quarter of a run: the lead segment's outputs are
+ * written twice (seg_runs.cuh). By flags the segments are not known
+ * beforehand: segments longer than a run cost that everywhere.
+ */
+#ifndef GP_SEG_RUNS_ALWAYS
+#define GP_SEG_RUNS_ALWAYS 0 /* 1: every forward scan by seg_runs (sanitizer and test builds) */
+#endif
+template <typename K> bool runs_pay(uint64_t tiles, uint64_t n, uint64_t nseg) {
+  if (GP_SEG_RUNS_ALWAYS != 0) return true;
+  const uint64_t grid = K::grid(tiles);
+  if (tiles < 2 * grid) return false;
+  return nseg == 0 || n / nseg <= tiles / grid * K::tile_items / 4;
+}
+
+/* A forward scan by seg_runs (Source: flags or offsets). */
+template <typename T, gpu_op OP, typename Source>
+gpu_status segscan_runs(const char *fn, const T *in, T *out, uint64_t n, bool exclusive, const Source &src,
+                        uint64_t tiles, cudaStream_t stream) {
+  using Results = store_results<T, scan_op<T, OP>>;
+  return seg_runs_launch<T, OP, Source, false, plain_values, Results, seg_shape<T>>(
+      fn, in, out, n, exclusive, aligned16(in) && aligned16(out), src, tiles, stream, plain_values{},
+      Results{nullptr});
+}
+
 /* One (type, operator): heads, offsets, or reduce. */
 template <typename T, gpu_op OP>
 gpu_status segmented_op(const T *in, T *out, uint64_t n, const uint8_t *heads, const int64_t *offsets, uint64_t nseg,
@@ -148,9 +199,16 @@ gpu_status segmented_op(const T *in, T *out, uint64_t n, const uint8_t *heads, c
   cudaStream_t stream = static_cast<cudaStream_t>(gp_stream());
   const uint64_t tiles = (n + Shape::tile_items - 1) / Shape::tile_items;
   if (tiles > 0x7fffffffu) return gp_fail(GPU_ERR_UNSUPPORTED, "%s: n = %llu is too large", fn, (unsigned long long)n);
-  if (heads)
+  using Results = store_results<T, scan_op<T, OP>>;
+  using FlagRuns = seg_runs_kernel<T, OP, heads_from_flags, false, plain_values, Results, Shape>;
+  using OffsetRuns = seg_runs_kernel<T, OP, heads_from_offsets<int64_t>, false, plain_values, Results, Shape>;
+  const bool forward = !(flags & GPU_REVERSE), exclusive = flags & GPU_EXCLUSIVE;
+  if (heads) {
+    if (GP_SEG_RUNS_FLAGS != 0 && forward && runs_pay<FlagRuns>(tiles, n, 0))
+      return segscan_runs<T, OP>(fn, in, out, n, exclusive, heads_from_flags{heads}, tiles, stream);
     return segscan_dir<T, OP, heads_from_flags, false>(fn, in, out, n, flags, aligned16(in) && aligned16(out),
                                                         heads_from_flags{heads}, tiles, stream);
+  }
   offsets_table table;
   gpu_status s =
       build_offsets_table(fn, offsets, nseg, n, Shape::tile_items, tiles, stream, GP_DEFERRED_OFFSETS, false, &table);
@@ -160,12 +218,15 @@ gpu_status segmented_op(const T *in, T *out, uint64_t n, const uint8_t *heads, c
     fill_value<T><<<unsigned(blocks < 4096 ? blocks : 4096), 256, 0, stream>>>(out, nseg, scan_op<T, OP>::identity());
     s = check_launch(fn, "fill_value");
   }
-  if (s == GPU_OK && n > 0)
-    s = reduce ? segreduce_launch<T, OP, int64_t>(fn, in, n, aligned16(in), src, tiles, stream, plain_values{},
-                                                  store_results<T, scan_op<T, OP>>{out})
-               : segscan_dir<T, OP, heads_from_offsets<int64_t>, false>(fn, in, out, n, flags,
-                                                                         aligned16(in) && aligned16(out), src, tiles,
-                                                                         stream);
+  if (s == GPU_OK && n > 0) {
+    if (reduce)
+      s = segreduce_launch<T, OP, int64_t>(fn, in, n, aligned16(in), src, tiles, stream, plain_values{}, Results{out});
+    else if (GP_SEG_RUNS_SCAN != 0 && forward && runs_pay<OffsetRuns>(tiles, n, nseg))
+      s = segscan_runs<T, OP>(fn, in, out, n, exclusive, src, tiles, stream);
+    else
+      s = segscan_dir<T, OP, heads_from_offsets<int64_t>, false>(fn, in, out, n, flags,
+                                                                  aligned16(in) && aligned16(out), src, tiles, stream);
+  }
   if (s == GPU_OK) s = offsets_verdict(fn, table, stream);
   if (table.tile_first) {
     gpu_status f = gp_pool_free(fn, table.tile_first);

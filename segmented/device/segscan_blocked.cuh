@@ -189,27 +189,32 @@ __device__ inline uint32_t blocked_heads(const heads_from_flags &src, stage_head
   return raw >> 1 | next << (ITEMS - 1);
 }
 
-/* The same from offsets: the tile's bits staged in shared memory
- * (stage_offset_heads), then the thread's ITEMS bits in one shared load
- * (ITEMS divides 32, so they lie in one word). */
+/* The same from offsets (`off`: the tile's, tile_offsets): the tile's bits
+ * staged in shared memory (stage_offset_heads), then the thread's ITEMS
+ * bits in one shared load (ITEMS divides 32, so they lie in one word). */
 template <typename Shape, bool REVERSE, typename Offset>
-__device__ inline uint32_t blocked_heads(const heads_from_offsets<Offset> &src, stage_heads<blocked_shape<Shape>> &sh,
-                                         uint32_t tile, uint32_t tiles, uint64_t base, uint32_t valid, uint64_t n,
-                                         int warp, int lane) {
+__device__ inline uint32_t blocked_heads(const tile_offsets<Offset> &off, stage_heads<blocked_shape<Shape>> &sh,
+                                         uint64_t base, uint32_t valid, int warp, int lane) {
   using B = blocked_shape<Shape>;
   constexpr int ITEMS = Shape::items;
   static_assert(32 % ITEMS == 0, "a thread's flags lie in one word");
-  stage_offset_heads<B, REVERSE>(src, sh, tile, tiles, base, valid, n);
+  stage_offset_heads<B, REVERSE>(off, sh, base, valid);
   const uint32_t o = item_offset<B>(warp, lane, 0);
   constexpr uint32_t all = ITEMS == 32 ? ~0u : (1u << ITEMS) - 1;
   uint32_t bits = (sh.bits[o >> 5] >> (o & 31)) & all;
   /* The input's first element (forward) or last (reverse) always counts. */
-  const uint64_t edge = REVERSE ? n - 1 : 0;
+  const uint64_t edge = REVERSE ? off.n - 1 : 0;
   if (edge >= base + o && edge < base + o + ITEMS) bits |= 1u << (edge - base - o);
   /* Items past the end of a partial tile have no flags. */
   if (o >= valid) bits = 0;
   else if (valid - o < uint32_t(ITEMS)) bits &= (1u << (valid - o)) - 1;
   return bits;
+}
+template <typename Shape, bool REVERSE, typename Offset>
+__device__ inline uint32_t blocked_heads(const heads_from_offsets<Offset> &src, stage_heads<blocked_shape<Shape>> &sh,
+                                         uint32_t tile, uint32_t tiles, uint64_t base, uint32_t valid, uint64_t n,
+                                         int warp, int lane) {
+  return blocked_heads<Shape, REVERSE>(global_tile_offsets(src, tile, tiles, n), sh, base, valid, warp, lane);
 }
 
 /* What the blocked kernels (this one, segreduce_runs) need of their tile

@@ -132,23 +132,42 @@ __device__ inline uint32_t thread_heads(const heads_from_flags &src, uint64_t ba
   return bits;
 }
 
-/* The tile's start flags from the offsets, as bits in sh (tile positions;
+/* A tile's segments [first, last] (tile_segments) and their offsets, read
+ * clamped into [0, n]: from the offsets in global memory, or from a copy of
+ * offsets[lo, last] in shared memory (segreduce_runs' offset stages). */
+template <typename Offset> struct tile_offsets {
+  const Offset *offsets; /* offsets[s] is at offsets[s - lo] */
+  uint64_t lo, first, last, n;
+  __device__ uint64_t operator[](uint64_t s) const { return clamped_offset(offsets, s - lo, n); }
+};
+template <typename Offset>
+__device__ inline tile_offsets<Offset> global_tile_offsets(const heads_from_offsets<Offset> &src, uint32_t tile,
+                                                          uint32_t tiles, uint64_t n) {
+  tile_offsets<Offset> t{src.offsets, 0, 0, 0, n};
+  tile_segments(src, tile, tiles, &t.first, &t.last);
+  return t;
+}
+
+/* The tile's start flags from its offsets, as bits in sh (tile positions;
  * the first and last elements of the input not included). Uniform across
  * the block; contains barriers. */
 template <typename Shape, bool REVERSE, typename Offset>
-__device__ inline void stage_offset_heads(const heads_from_offsets<Offset> &src, stage_heads<Shape> &sh, uint32_t tile,
-                                          uint32_t tiles, uint64_t base, uint32_t valid, uint64_t n) {
+__device__ inline void stage_offset_heads(const tile_offsets<Offset> &off, stage_heads<Shape> &sh, uint64_t base,
+                                          uint32_t valid) {
   for (int w = threadIdx.x; w < Shape::tile_items / 32; w += Shape::threads) sh.bits[w] = 0;
   __syncthreads();
-  uint64_t first, last;
-  tile_segments(src, tile, tiles, &first, &last);
-  for (uint64_t s = first + threadIdx.x; s <= last; s += Shape::threads) {
-    const uint64_t o = clamped_offset(src.offsets, s, n);
+  for (uint64_t s = off.first + threadIdx.x; s <= off.last; s += Shape::threads) {
+    const uint64_t o = off[s];
     const uint64_t at = REVERSE ? o - 1 : o; /* reverse: the segment before ends at o - 1 */
     if (REVERSE && o == 0) continue;
     if (at >= base && at < base + valid) atomicOr(&sh.bits[(at - base) >> 5], 1u << ((at - base) & 31));
   }
   __syncthreads();
+}
+template <typename Shape, bool REVERSE, typename Offset>
+__device__ inline void stage_offset_heads(const heads_from_offsets<Offset> &src, stage_heads<Shape> &sh, uint32_t tile,
+                                          uint32_t tiles, uint64_t base, uint32_t valid, uint64_t n) {
+  stage_offset_heads<Shape, REVERSE>(global_tile_offsets(src, tile, tiles, n), sh, base, valid);
 }
 
 /* Segmented reduce, after the tile's inclusive results are in `results`
@@ -157,20 +176,23 @@ __device__ inline void stage_offset_heads(const heads_from_offsets<Offset> &src,
  * empty segment starting in it (or, in the last tile, at n), to
  * epilogue(j, v, empty). */
 template <typename T, typename Shape, typename Offset, typename Results, typename Epilogue>
-__device__ inline void gather_segment_results(const heads_from_offsets<Offset> &src, const Results &results, uint32_t tile,
-                                              uint32_t tiles, uint64_t base, uint32_t valid, uint64_t n,
-                                              const Epilogue &epilogue) {
-  uint64_t first, last;
-  tile_segments(src, tile, tiles, &first, &last);
-  const bool last_tile = tile + 1 == tiles;
-  for (uint64_t s = (first ? first : 1) + threadIdx.x; s <= last; s += Shape::threads) {
-    const uint64_t end = clamped_offset(src.offsets, s, n), start = clamped_offset(src.offsets, s - 1, n);
+__device__ inline void gather_segment_results(const tile_offsets<Offset> &off, const Results &results, bool last_tile,
+                                              uint64_t base, uint32_t valid, const Epilogue &epilogue) {
+  for (uint64_t s = (off.first ? off.first : 1) + threadIdx.x; s <= off.last; s += Shape::threads) {
+    const uint64_t end = off[s], start = off[s - 1];
     if (end > start) {
       if (end - 1 >= base && end - 1 < base + valid) epilogue(s - 1, results[end - 1 - base], false);
-    } else if ((start >= base && start < base + valid) || (last_tile && start >= n)) {
+    } else if ((start >= base && start < base + valid) || (last_tile && start >= off.n)) {
       epilogue(s - 1, T(0), true);
     }
   }
+}
+template <typename T, typename Shape, typename Offset, typename Results, typename Epilogue>
+__device__ inline void gather_segment_results(const heads_from_offsets<Offset> &src, const Results &results, uint32_t tile,
+                                              uint32_t tiles, uint64_t base, uint32_t valid, uint64_t n,
+                                              const Epilogue &epilogue) {
+  gather_segment_results<T, Shape>(global_tile_offsets(src, tile, tiles, n), results, tile + 1 == tiles, base, valid,
+                                   epilogue);
 }
 
 }  // namespace gp

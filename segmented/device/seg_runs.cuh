@@ -1,0 +1,387 @@
+/*
+ * Segmented reduce (and SpMV, through Values and Epilogue) over offsets, and
+ * forward segmented scans over offsets or head flags, by runs of tiles: the
+ * block with ticket b of a grid of G blocks takes the tiles
+ * [b T / G, (b + 1) T / G) one after another, carrying the open segment's
+ * fold from tile to tile in shared memory, so no tile waits for another
+ * block. Only the segment that reaches into a run from before (its "lead":
+ * the run's elements before its first segment start) needs anything from
+ * other blocks: each block publishes its run's fold once, at its end,
+ * through the scan's look-back (one entry a block, not a tile), and then
+ * finishes that one segment with its prefix:
+ *   - reduce: the lead segment's fold within the run is kept, and its
+ *     result written once the prefix is known;
+ *   - scan: the lead's outputs are written without the prefix, then read
+ *     back and completed. Short segments make this a small part of a run;
+ *     a segment longer than a run is written twice (the launcher,
+ *     segscan_launch.cuh's runs_pay, sends long mean segments over offsets
+ *     to segscan_blocked; by flags they are not known beforehand).
+ *
+ * Why: segscan_blocked's per-tile costs (a ticket, a published aggregate, a
+ * look-back wait, and for offsets two dependent loads, tile_first[] then
+ * the offsets) set its time: at 2^28 on the H200, reduce 0.33 of a copy,
+ * scans 0.51-0.64. By runs (bench/NOTES.md): reduce 0.38-0.56 (i32),
+ * 0.46-0.76 (f64), SpMV on large matrices 1.1-1.25x faster; scans over
+ * offsets 0.66-0.84 (i32), by flags 0.88.
+ *
+ * Per tile, as segscan_blocked: load (and for SpMV the columns, then the
+ * products; plain values come by cp.async one or two tiles ahead, see
+ * GP_RUNS_PREFETCH, and in scans the offsets too, GP_RUNS_OFFSETS), the
+ * start bits, transpose to blocked, pairs; scan_tile scans the tile alone
+ * with the run's fold as its prefix (a look-back of one tile: none).
+ * Reduce: the results go to shared memory and each segment ending in the
+ * tile takes its last element's (gather_segment_results), except the lead
+ * one. Scan: transposed back and stored.
+ *
+ * Results: the same fixed order on every run for a given grid (the
+ * device's resident blocks, fixed for a device), so floats give the same
+ * bits run to run.
+ */
+#pragma once
+
+#include "segmented/device/segscan_blocked.cuh"
+
+namespace gp {
+
+/* The run of tiles of block b among g: [first, end). */
+__host__ __device__ inline uint32_t run_start(uint32_t tiles, uint32_t b, uint32_t g) {
+  return uint32_t(uint64_t(tiles) * b / g);
+}
+
+/* The epilogue of a run: every segment goes to the caller's epilogue except
+ * `span`, the one that reaches into the run from before, whose fold within
+ * the run is kept in *kept until the run's prefix is known. */
+template <typename T, typename Epilogue> struct run_results {
+  Epilogue inner;
+  uint64_t span; /* ~0: none */
+  T *kept;
+  unsigned *kept_set;
+  __device__ void operator()(uint64_t j, T v, bool empty) const {
+    if (j == span) {
+      *kept = v;
+      *kept_set = 1;
+    } else {
+      inner(j, v, empty);
+    }
+  }
+};
+
+/* 1 (default): plain values (segmented reduce; not SpMV's products, whose
+ * columns lead to x) come by cp.async into three shared stages, two tiles
+ * ahead of the one being reduced: at 2^28 on the H200 0.47-0.51 -> 0.53-0.56
+ * of a copy (i32, L 64-4096), f64 0.62-0.70 -> 0.67-0.75, the same below
+ * 2^24 (bench/results/h200_seg_runs_ab.txt). 0: plain loads, for A/B
+ * library builds. */
+#ifndef GP_RUNS_PREFETCH
+#define GP_RUNS_PREFETCH 1
+#endif
+/* 1 (default): in scans of 4-byte elements, each tile's offsets (those of
+ * its segments and the one before, up to RUNS_OFFSETS of them) come by
+ * cp.async with its values, ahead of the tile being scanned, and
+ * tile_first[] is read a tile before that, so no global load is left on a tile's path (else
+ * tile_first[], then the offsets it leads to: two round trips a tile). A
+ * tile with more offsets reads them from global memory. On the H200 at
+ * 2^28 (bench/NOTES.md; two tiles ahead): i32 0.76-0.79 -> 0.81-0.82 of a
+ * copy (segments of 64 and 4096); f64 0.85-0.86 -> 0.84, and reduce and
+ * SpMV no faster, so not there. 0: no offset stages, for A/B library builds. */
+#ifndef GP_RUNS_OFFSETS
+#define GP_RUNS_OFFSETS 1
+#endif
+template <typename Values> constexpr bool runs_prefetch = GP_RUNS_PREFETCH != 0 && !Values::transforms;
+template <typename T, bool REDUCE>
+constexpr bool runs_stage_offsets = GP_RUNS_OFFSETS != 0 && !REDUCE && sizeof(T) == 4;
+/* How many tiles ahead the copies run (stages: one more), and how many
+ * offsets a tile's stage holds. Scans: one tile ahead, which leaves room
+ * for 2560 offsets (segments of 4 elements: about 2048 a tile, 16 KiB).
+ * On the H200 at 2^28 against two ahead with 512 offsets (i32; NOTES):
+ * segments of 4 0.55 -> 0.66 of a copy, of 64 and 4096 0.80 -> 0.83-0.84.
+ * Reduce: two ahead (three value stages; its A/B, h200_seg_runs_ab.txt).
+ * GP_RUNS_AHEAD and GP_RUNS_OFFSETS_CAP set the scans' for A/B builds. */
+#ifndef GP_RUNS_AHEAD
+#define GP_RUNS_AHEAD 1
+#endif
+#ifndef GP_RUNS_OFFSETS_CAP
+#define GP_RUNS_OFFSETS_CAP 2560
+#endif
+template <bool REDUCE> constexpr int runs_ahead = REDUCE ? 2 : GP_RUNS_AHEAD;
+template <bool REDUCE> constexpr int runs_stages = runs_ahead<REDUCE> + 1;
+constexpr int RUNS_OFFSETS = GP_RUNS_OFFSETS_CAP;
+/* Dynamic shared memory of seg_runs: the value stages, then the offset stages. */
+template <typename T, typename Shape, typename Values, bool REDUCE> constexpr size_t runs_value_stages_bytes() {
+  return runs_prefetch<Values> ? runs_stages<REDUCE> * Shape::tile_items * sizeof(T) : 0;
+}
+/* What seg_runs needs of where segments start: offsets (and tile_first[]),
+ * or head flags (scans only). */
+template <typename Source> struct runs_source {
+  static constexpr bool offsets = false;
+  using Offset = int64_t; /* no offset stages */
+};
+template <typename O> struct runs_source<heads_from_offsets<O>> {
+  static constexpr bool offsets = true;
+  using Offset = O;
+};
+template <typename T, typename Source, bool REDUCE>
+constexpr bool runs_offset_stages = runs_source<Source>::offsets && runs_stage_offsets<T, REDUCE>;
+template <typename T, typename Shape, typename Values, typename Source, bool REDUCE> constexpr size_t runs_smem() {
+  return runs_value_stages_bytes<T, Shape, Values, REDUCE>() +
+         (runs_offset_stages<T, Source, REDUCE>
+              ? runs_stages<REDUCE> * RUNS_OFFSETS * sizeof(typename runs_source<Source>::Offset)
+              : 0);
+}
+
+/*
+ * The kernel. REDUCE: each segment's result to the epilogue (out, exclusive
+ * unused); otherwise the inclusive or exclusive scan to out (plain values;
+ * in == out allowed: a block reads only its own run, ahead of its writes).
+ */
+template <typename T, gpu_op OP, typename Shape, typename Source, bool REDUCE, typename Values, typename Epilogue>
+__global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
+    seg_runs(const T *in, T *out, uint64_t n, uint32_t tiles, bool exclusive, bool vector_ok, lookback_args lb,
+             Source src, Values values, Epilogue epilogue) {
+  using Offset = typename runs_source<Source>::Offset;
+  constexpr bool OFFSETS = runs_source<Source>::offsets;
+  static_assert(OFFSETS || !REDUCE, "reduce by offsets");
+  using P = seg_pair<T>;
+  using Op = seg_op<T, OP>;
+  using Base = scan_op<T, OP>;
+  using B = blocked_shape<Shape>;
+  constexpr int ITEMS = Shape::items;
+  static_assert(blocked_tile_fits<T, Shape>());
+  static_assert(REDUCE || !Values::transforms, "scans take plain values");
+  __shared__ tile_scan_shared<P, Shape::warps> sh;
+  __shared__ stage_heads<B> s_heads;
+  constexpr bool PREFETCH = runs_prefetch<Values>;
+  constexpr bool STAGE_OFFSETS = runs_offset_stages<T, Source, REDUCE>;
+  constexpr bool FETCH = PREFETCH || STAGE_OFFSETS;
+  constexpr int RUNS_AHEAD = runs_ahead<REDUCE>, RUNS_STAGES = runs_stages<REDUCE>;
+  extern __shared__ __align__(128) unsigned char run_stages[]; /* value stages, then offset stages */
+  Offset *const offset_stages = reinterpret_cast<Offset *>(run_stages + runs_value_stages_bytes<T, Shape, Values, REDUCE>());
+  __shared__ __align__(16) T s_buf[PREFETCH ? 1 : Shape::tile_items]; /* the transpose, then the tile's results */
+  __shared__ uint64_t s_segments[RUNS_STAGES][2]; /* STAGE_OFFSETS: each staged tile's [first, last] segments */
+  __shared__ P s_carry;                           /* the run's fold so far */
+  __shared__ T s_kept;                            /* reduce: the lead segment's fold within the run */
+  __shared__ unsigned s_kept_set;                 /* ... once it ended in the run */
+  __shared__ uint64_t s_lead_segment;             /* the lead's segment (~0: the run has no lead) */
+  __shared__ uint64_t s_lead_end;                 /* the run's first segment start (or n; flags: ~0 until found) */
+  __shared__ uint32_t s_run;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  /* The block's run by ticket, not blockIdx: a run waits in its look-back
+   * only for runs taken before it, by blocks already running. */
+  const uint32_t run = take_tile(lb, &s_run);
+  const uint32_t first = run_start(tiles, run, gridDim.x), end = run_start(tiles, run + 1, gridDim.x);
+  const uint64_t run_base = uint64_t(first) * Shape::tile_items;
+  /* A tile scanned alone, with the run's fold as its prefix: a look-back of
+   * "two tiles" whose one level scan_tile finds folded (prefolded) in
+   * sh.level_fold[0]. */
+  lookback_args alone{};
+  alone.tiles = 2;
+  alone.levels = 1;
+
+  if (threadIdx.x == 0) {
+    if constexpr (OFFSETS) {
+      /* The first segment starting at or after the run's first element; the
+       * one before it reaches into the run (the lead) if it starts earlier. */
+      const uint64_t s = src.tile_first[first] < src.nseg ? src.tile_first[first] : src.nseg;
+      const uint64_t start = s < src.nseg ? clamped_offset(src.offsets, s, n) : n;
+      s_lead_segment = s > 0 && start > run_base ? s - 1 : ~uint64_t(0);
+      s_lead_end = start;
+    } else {
+      s_lead_segment = ~uint64_t(0);
+      s_lead_end = ~uint64_t(0); /* lowered to the first head the run's tiles find */
+    }
+    s_carry = Op::neutral();
+    s_kept_set = 0;
+  }
+  uint64_t lead_segment = ~uint64_t(0);
+  /* The shared buffer of a tile: its stage, or the one transpose buffer. */
+  auto buffer_of = [&](uint32_t tile) {
+    return PREFETCH ? reinterpret_cast<T *>(run_stages) + (tile - first) % RUNS_STAGES * Shape::tile_items : s_buf;
+  };
+  /* tile_first[t], or nseg past the table (as tile_segments reads it). */
+  auto table = [&](uint32_t t) -> uint64_t {
+    if constexpr (OFFSETS) return t < tiles ? src.tile_first[t] : src.nseg;
+    else return 0;
+  };
+  /* The tile's segments [first, last] (tile_segments, from its two table
+   * entries) and where its offsets are: its stage, or global memory. */
+  auto offsets_of = [&](uint32_t tile) -> tile_offsets<Offset> {
+    if constexpr (STAGE_OFFSETS) {
+      const uint32_t k = (tile - first) % RUNS_STAGES;
+      const uint64_t a = s_segments[k][0], l = s_segments[k][1], lo = a - (a > 0);
+      if (l - lo + 1 <= uint64_t(RUNS_OFFSETS)) return {offset_stages + k * RUNS_OFFSETS, lo, a, l, n};
+      return {src.offsets, 0, a, l, n};
+    } else if constexpr (OFFSETS) {
+      return global_tile_offsets(src, tile, tiles, n);
+    } else {
+      return {};
+    }
+  };
+  /* Starts bringing tile `tile` of the run (if any) into its stages.
+   * PREFETCH: its values, each 16-byte chunk where put_striped would put it
+   * (so a warp reads back only its own lanes' copies); partial tiles and
+   * unaligned input by plain loads. STAGE_OFFSETS: offsets[lo, last] of its
+   * segments [first, last], from its table entries ta = tile_first[tile]
+   * and tb = tile_first[tile + 1], read a tile earlier. One commit group a
+   * tile, copies or not. */
+  auto fetch = [&](uint32_t tile, uint64_t ta, uint64_t tb) {
+    if (tile < end) {
+      const uint64_t base = uint64_t(tile) * Shape::tile_items;
+      if constexpr (PREFETCH) {
+        const uint32_t valid = uint32_t(min(n - base, uint64_t(Shape::tile_items)));
+        T *buf = buffer_of(tile);
+        if (vector_ok && valid == uint32_t(Shape::tile_items)) {
+          using C = vec16<T, Shape::vec>;
+#pragma unroll
+          for (int r = 0; r < Shape::rows; r++) {
+            const uint32_t i = uint32_t(item_offset<Shape>(warp, lane, r));
+            copy_async(chunk_at<Shape>(buf, i), reinterpret_cast<const C *>(in + base + i));
+          }
+        } else {
+          T v[Shape::rows][Shape::vec];
+          load_tile<Shape>(in + base, valid, false, warp, lane, v, Base::neutral());
+          put_striped<Shape>(buf, v, warp, lane);
+        }
+      }
+      if constexpr (STAGE_OFFSETS) {
+        /* tile_segments' clamping, on the entries read ahead. */
+        const uint64_t a = ta < src.nseg ? ta : src.nseg;
+        uint64_t l = tb < src.nseg ? tb : src.nseg;
+        if (l < a) l = a;
+        const uint64_t lo = a - (a > 0), count = l - lo + 1;
+        const uint32_t k = (tile - first) % RUNS_STAGES;
+        if (threadIdx.x == 0) {
+          s_segments[k][0] = a;
+          s_segments[k][1] = l;
+        }
+        if (count <= uint64_t(RUNS_OFFSETS))
+          for (uint32_t i = threadIdx.x; i < count; i += Shape::threads)
+            copy_async(offset_stages + k * RUNS_OFFSETS + i, src.offsets + lo + i);
+      }
+    }
+    copy_async_commit();
+  };
+  /* STAGE_OFFSETS: the table entries of the next tile to fetch (next_a) and
+   * of the one after (next_b), each loaded an iteration before its use. */
+  uint64_t next_a = 0, next_b = 0;
+  if constexpr (FETCH) {
+    uint64_t entries[RUNS_AHEAD + 2]; /* all loads in flight at once */
+#pragma unroll
+    for (int i = 0; i < RUNS_AHEAD + 2; i++) entries[i] = STAGE_OFFSETS ? table(first + i) : 0;
+#pragma unroll
+    for (int i = 0; i < RUNS_AHEAD; i++) fetch(first + i, entries[i], entries[i + 1]);
+    next_a = entries[RUNS_AHEAD];
+    next_b = entries[RUNS_AHEAD + 1];
+  }
+  /* Thread 0's run state above and s_segments of the first tiles: read
+   * (flags: s_lead_end) before any other barrier. */
+  __syncthreads();
+
+  for (uint32_t tile = first; tile < end; tile++) {
+    const uint64_t base = uint64_t(tile) * Shape::tile_items;
+    const uint32_t valid = uint32_t(min(n - base, uint64_t(Shape::tile_items)));
+    T *buf = buffer_of(tile);
+    T v[Shape::rows][Shape::vec];
+    if constexpr (!PREFETCH) load_tile<Shape>(in + base, valid, vector_ok, warp, lane, v, Base::neutral());
+    const auto loaded = values.template load<Shape>(base, valid, warp, lane);
+    /* This tile's copies are done (the next tile's may be in flight); the
+     * barriers in stage_offset_heads show them to the whole block. */
+    if constexpr (FETCH) copy_async_wait<RUNS_AHEAD - 1>();
+    const tile_offsets<Offset> off = offsets_of(tile);
+    uint32_t heads;
+    const uint32_t o = item_offset<B>(warp, lane, 0);
+    if constexpr (OFFSETS) {
+      heads = blocked_heads<Shape, false>(off, s_heads, base, valid, warp, lane);
+    } else {
+      /* Flags: the run's first head, while not found; read before the
+       * barrier, after which this tile's atomicMin may change it (the
+       * barriers in scan_tile order the last tile's before this read). */
+      const bool lead_open = s_lead_end == ~uint64_t(0);
+      __syncthreads(); /* what stage_offset_heads' barriers do for offsets */
+      heads = blocked_heads<Shape, false>(src, s_heads, tile, tiles, base, valid, n, warp, lane);
+      if (lead_open && heads) atomicMin(reinterpret_cast<unsigned long long *>(&s_lead_end), base + o + __ffs(heads) - 1);
+    }
+    if (tile == first) lead_segment = s_lead_segment; /* after the barriers above */
+    /* The run's fold so far, as the tile's prefix (s_carry: final after
+     * those barriers; read by scan_tile after its first). */
+    if (threadIdx.x == 0) sh.level_fold[0] = s_carry;
+    /* Its barriers also mean every warp is done with tile - 1's stages,
+     * which tile + RUNS_AHEAD takes. */
+    if constexpr (FETCH) {
+      fetch(tile + RUNS_AHEAD, next_a, next_b);
+      if constexpr (STAGE_OFFSETS) {
+        next_a = next_b;
+        next_b = table(tile + RUNS_AHEAD + 2);
+      }
+    }
+    /* SpMV's gathers of x after the start bits: before them, their round
+     * trip would overlap the offsets' but SpMV ran 3-11% slower (NOTES). */
+    if constexpr (Values::transforms) values.template operator()<Shape>(v, loaded, valid, warp, lane);
+    P x[1][ITEMS];
+    {
+      T b[1][ITEMS];
+      if constexpr (PREFETCH) {
+        get_blocked<Shape>(buf, b, warp, lane);
+      } else {
+        striped_to_blocked<Shape>(buf, v, b, warp, lane);
+      }
+#pragma unroll
+      for (int j = 0; j < ITEMS; j++) x[0][j] = P{b[0][j], (heads >> j) & 1u};
+    }
+    /* The run's fold through this tile: its last valid item's inclusive
+     * pair (an exclusive scan's output there, folded with its input). */
+    const bool holds_last = valid - 1 >= o && valid - 1 < o + ITEMS;
+    const bool excl = !REDUCE && exclusive;
+    P last_in = Op::neutral();
+    if (excl && holds_last) {
+#pragma unroll
+      for (int j = 0; j < ITEMS; j++)
+        if (o + j == valid - 1) last_in = x[0][j];
+    }
+    scan_tile<P, Op, B, false>(x, tile, valid, excl, alone, prefix_source::prefolded, sh, warp, lane);
+    if (holds_last) {
+#pragma unroll
+      for (int j = 0; j < ITEMS; j++)
+        if (o + j == valid - 1) s_carry = excl ? Op::apply(x[0][j], last_in) : x[0][j];
+    }
+    T y[1][ITEMS];
+#pragma unroll
+    for (int j = 0; j < ITEMS; j++)
+      y[0][j] = excl && ((heads >> j) & 1u) ? Base::identity() : x[0][j].value; /* exclusive: restarts */
+    /* scan_tile's barriers lie between the transpose's reads and these writes. */
+    if constexpr (REDUCE) {
+      put_blocked<Shape>(buf, y, warp, lane);
+      __syncthreads();
+      gather_segment_results<T, Shape>(off, swizzled_results<T, Shape::vec>{buf}, tile + 1 == tiles, base, valid,
+                                       run_results<T, Epilogue>{epilogue, lead_segment, &s_kept, &s_kept_set});
+    } else {
+      T w[Shape::rows][Shape::vec];
+      blocked_to_striped<Shape>(buf, y, w, warp, lane);
+      store_tile<Shape>(out + base, valid, vector_ok, warp, lane, w); /* vector_ok: in and out aligned */
+    }
+  }
+  if constexpr (FETCH) copy_async_wait<0>(); /* the groups past the run's end are empty */
+  __syncthreads(); /* s_carry and s_kept are final; scans: the run's outputs are visible to the block */
+
+  /* The runs' look-back: publish this run's fold; fold the earlier runs'
+   * only where the lead needs them (reduce: where its segment ended in this
+   * run; uniform after the barrier above). */
+  const bool lead_needs_prefix = REDUCE ? lead_segment != ~uint64_t(0) && s_kept_set : s_lead_end > run_base;
+  if (lb.tiles > 1) {
+    if (warp == 0) publish_and_close_groups<Op>(lb, run, s_carry, lane);
+    else if (lead_needs_prefix) fold_prefix_levels<Op, B>(lb, run, sh.level_fold, warp, lane);
+    __syncthreads();
+  }
+  if (!lead_needs_prefix) return;
+  const P prefix = lb.tiles > 1 ? combine_prefix_levels<Op>(lb, sh.level_fold) : Op::neutral();
+  if constexpr (REDUCE) {
+    if (threadIdx.x == 0) epilogue(lead_segment, Base::apply(prefix.value, s_kept), false);
+  } else if (lb.tiles > 1) {
+    /* The lead's outputs, written without the earlier runs' part: now with it. */
+    const uint64_t run_end = min(uint64_t(end) * Shape::tile_items, n);
+    const uint64_t lead_end = s_lead_end < run_end ? s_lead_end : run_end;
+    for (uint64_t i = run_base + threadIdx.x; i < lead_end; i += Shape::threads)
+      out[i] = Base::apply(prefix.value, out[i]);
+  }
+}
+
+}  // namespace gp
