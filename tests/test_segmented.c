@@ -243,6 +243,26 @@ START_TEST(segmented_design_sizes) {
 }
 END_TEST
 
+/* Inputs of many tiles a block on the CUDA backend (its scans by runs of
+ * tiles, seg_runs, from about 2^22 elements; fewer than two tiles a run
+ * below): every kind of segmentation, so that segments reach into a run
+ * from before, span whole runs (huge, single) or never do (unit), with
+ * every flag on a 4- and an 8-byte type, in place and not. */
+START_TEST(segmented_long_runs) {
+  const size_t n = TU_CUDA ? (tu_quick() ? 4500000 : 9000001) : (tu_quick() ? 70000 : 1048577);
+  static const gpu_dtype types[] = {GPU_I32, GPU_F64};
+  buffers b = make_buffers(n);
+  size_t trial = 0;
+  for (seg_kind k = 0; k < SEG_KINDS; k++) {
+    dseg d = dseg_make(k, n, 0);
+    for (size_t ti = 0; ti < 2; ti++)
+      for (size_t fi = 0; fi < 4; fi++) check_segscan(&b, &d, types[ti], GPU_ADD, FLAGS[fi], 0, trial++);
+    dseg_free(&d);
+  }
+  free_buffers(&b);
+}
+END_TEST
+
 /* Arrays one element off their allocation's alignment (heads: an odd address). */
 START_TEST(segmented_misaligned) {
   static const size_t sizes[] = {1, 5, 4097, 70001};
@@ -326,6 +346,7 @@ static Suite *segmented_suite(void) {
   tcase_add_test(tc, segmented_every_combination);
   tcase_add_test(tc, segmented_all_types);
   tcase_add_test(tc, segmented_design_sizes);
+  tcase_add_test(tc, segmented_long_runs);
   tcase_add_test(tc, segmented_misaligned);
   tcase_add_test(tc, segmented_float_determinism);
   suite_add_tcase(s, tc);

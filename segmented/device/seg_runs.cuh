@@ -155,7 +155,8 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
   constexpr bool FETCH = PREFETCH || STAGE_OFFSETS;
   constexpr int RUNS_AHEAD = runs_ahead<REDUCE>, RUNS_STAGES = runs_stages<REDUCE>;
   extern __shared__ __align__(128) unsigned char run_stages[]; /* value stages, then offset stages */
-  Offset *const offset_stages = reinterpret_cast<Offset *>(run_stages + runs_value_stages_bytes<T, Shape, Values, REDUCE>());
+  Offset *const offset_stages =
+      reinterpret_cast<Offset *>(run_stages + runs_value_stages_bytes<T, Shape, Values, REDUCE>());
   __shared__ __align__(16) T s_buf[PREFETCH ? 1 : Shape::tile_items]; /* the transpose, then the tile's results */
   __shared__ uint64_t s_segments[RUNS_STAGES][2]; /* STAGE_OFFSETS: each staged tile's [first, last] segments */
   __shared__ P s_carry;                           /* the run's fold so far */
@@ -298,7 +299,8 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
       const bool lead_open = s_lead_end == ~uint64_t(0);
       __syncthreads(); /* what stage_offset_heads' barriers do for offsets */
       heads = blocked_heads<Shape, false>(src, s_heads, tile, tiles, base, valid, n, warp, lane);
-      if (lead_open && heads) atomicMin(reinterpret_cast<unsigned long long *>(&s_lead_end), base + o + __ffs(heads) - 1);
+      if (lead_open && heads)
+        atomicMin(reinterpret_cast<unsigned long long *>(&s_lead_end), base + o + __ffs(heads) - 1);
     }
     if (tile == first) lead_segment = s_lead_segment; /* after the barriers above */
     /* The run's fold so far, as the tile's prefix (s_carry: final after
