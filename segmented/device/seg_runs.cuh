@@ -88,8 +88,14 @@ template <typename T, typename Epilogue> struct run_results {
 #define GP_RUNS_OFFSETS 1
 #endif
 template <typename Values> constexpr bool runs_prefetch = GP_RUNS_PREFETCH != 0 && !Values::transforms;
+/* Offset stages for elements of at most this many bytes (A/B: 8, with
+ * one tile ahead, is not measured yet). */
+#ifndef GP_RUNS_OFFSETS_ELEMENT_BYTES
+#define GP_RUNS_OFFSETS_ELEMENT_BYTES 4
+#endif
 template <typename T, bool REDUCE>
-constexpr bool runs_stage_offsets = GP_RUNS_OFFSETS != 0 && !REDUCE && sizeof(T) == 4;
+constexpr bool runs_stage_offsets =
+    GP_RUNS_OFFSETS != 0 && !REDUCE && sizeof(T) <= GP_RUNS_OFFSETS_ELEMENT_BYTES;
 /* How many tiles ahead the copies run (stages: one more), and how many
  * offsets a tile's stage holds. Scans: one tile ahead, which leaves room
  * for 2560 offsets (segments of 4 elements: about 2048 a tile, 16 KiB).
