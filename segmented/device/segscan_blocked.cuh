@@ -217,7 +217,7 @@ __device__ inline uint32_t blocked_heads(const heads_from_offsets<Offset> &src, 
   return blocked_heads<Shape, REVERSE>(global_tile_offsets(src, tile, tiles, n), sh, base, valid, warp, lane);
 }
 
-/* What the blocked kernels (this one, segreduce_runs) need of their tile
+/* What the blocked kernels (this one, seg_runs) need of their tile
  * shape for elements of T. */
 template <typename T, typename Shape> constexpr bool blocked_tile_fits() {
   static_assert(Shape::items <= 32, "a thread's flags fit a word");

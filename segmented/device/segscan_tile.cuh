@@ -134,7 +134,7 @@ __device__ inline uint32_t thread_heads(const heads_from_flags &src, uint64_t ba
 
 /* A tile's segments [first, last] (tile_segments) and their offsets, read
  * clamped into [0, n]: from the offsets in global memory, or from a copy of
- * offsets[lo, last] in shared memory (segreduce_runs' offset stages). */
+ * offsets[lo, last] in shared memory (seg_runs' offset stages). */
 template <typename Offset> struct tile_offsets {
   const Offset *offsets; /* offsets[s] is at offsets[s - lo] */
   uint64_t lo, first, last, n;
@@ -163,11 +163,6 @@ __device__ inline void stage_offset_heads(const tile_offsets<Offset> &off, stage
     if (at >= base && at < base + valid) atomicOr(&sh.bits[(at - base) >> 5], 1u << ((at - base) & 31));
   }
   __syncthreads();
-}
-template <typename Shape, bool REVERSE, typename Offset>
-__device__ inline void stage_offset_heads(const heads_from_offsets<Offset> &src, stage_heads<Shape> &sh, uint32_t tile,
-                                          uint32_t tiles, uint64_t base, uint32_t valid, uint64_t n) {
-  stage_offset_heads<Shape, REVERSE>(global_tile_offsets(src, tile, tiles, n), sh, base, valid);
 }
 
 /* Segmented reduce, after the tile's inclusive results are in `results`
