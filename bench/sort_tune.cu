@@ -140,7 +140,7 @@ std::string variant_name(const tune_variant *v) {
   char s[64];
   std::snprintf(s, sizeof s, "%dx%d lb%d %s%s%s%s", v->threads, v->items, v->min_blocks,
                 v->rank == gp::radix::RANK_ATOMIC_OR ? "-" : v->ballots ? "ballot" : "match", ranks[v->rank],
-                v->persistent ? " pers" : "", v->values_async ? " async" : "");
+                v->persistent ? " pers" : "", v->values_staged ? " staged" : v->values_async ? " async" : "");
   return s;
 }
 

@@ -27,6 +27,7 @@ struct tune_variant {
   /* The pass kernel's resources; valid once sort has run (which opts in to
    * its shared memory). */
   void (*info)(tune_kernel_info *k);
+  bool values_staged; /* values staged by cp.async at the tile's start, moved to rank in shared memory */
 };
 
 struct tune_table {
@@ -77,6 +78,13 @@ template <gpu_dtype T, int VALUE_BYTES, typename Shape> void tune_info(tune_kern
    ASYNC,                                                                                                \
    tune_sort<T, VALUE_BYTES, TUNE_SHAPE(THREADS, ITEMS, MIN_BLOCKS, BALLOTS, RANK, PERSISTENT, ASYNC)>, \
    tune_info<T, VALUE_BYTES, TUNE_SHAPE(THREADS, ITEMS, MIN_BLOCKS, BALLOTS, RANK, PERSISTENT, ASYNC)>}
+/* Values staged at the tile's start (sort_tuning.h values_staged), ranking by atomicOr. */
+#define TUNE_SHAPE_S(THREADS, ITEMS, MIN_BLOCKS) \
+  gp::radix::sort_variant<THREADS, ITEMS, MIN_BLOCKS, true, gp::radix::RANK_ATOMIC_OR, false, false, true>
+#define TUNE_VARIANT_STAGED(T, VALUE_BYTES, THREADS, ITEMS, MIN_BLOCKS)                                              \
+  {THREADS, ITEMS, MIN_BLOCKS, true, gp::radix::RANK_ATOMIC_OR, false, true,                                        \
+   tune_sort<T, VALUE_BYTES, TUNE_SHAPE_S(THREADS, ITEMS, MIN_BLOCKS)>,                                           \
+   tune_info<T, VALUE_BYTES, TUNE_SHAPE_S(THREADS, ITEMS, MIN_BLOCKS)>, true}
 #define TUNE_VARIANT_X(T, VALUE_BYTES, THREADS, ITEMS, MIN_BLOCKS, BALLOTS, RANK, PERSISTENT) \
   TUNE_VARIANT_XA(T, VALUE_BYTES, THREADS, ITEMS, MIN_BLOCKS, BALLOTS, RANK, PERSISTENT, false)
 #define TUNE_VARIANT(T, VALUE_BYTES, THREADS, ITEMS, MIN_BLOCKS, BALLOTS) \

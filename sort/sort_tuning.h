@@ -51,7 +51,11 @@ constexpr rank_method ONESWEEP_RANK = RANK_STORE;
  * each value is copied from global memory straight to its shared slot by
  * cp.async, never through registers (which pairs run out of at large
  * tiles), landing while the look-back and the key scatter run; this needs
- * the values' shared array apart from the keys' (onesweep.cuh). */
+ * the values' shared array apart from the keys' (onesweep.cuh).
+ * values_staged (implies values_async's layout): the values' copies start
+ * with the keys' loads, coalesced, into that array in tile order; once the
+ * keys are ranked each thread moves its own values to their ranked slots
+ * within shared memory. */
 template <int THREADS, int ITEMS> struct sort_shape {
   static constexpr int threads = THREADS;
   static constexpr int items = ITEMS; /* per thread */
@@ -62,6 +66,7 @@ template <int THREADS, int ITEMS> struct sort_shape {
   static constexpr rank_method rank = ONESWEEP_RANK;
   static constexpr bool persistent = false;
   static constexpr bool values_async = false;
+  static constexpr bool values_staged = false;
   static_assert(THREADS % 32 == 0 && THREADS >= 256 && THREADS <= 1024,
                 "whole warps, at least one thread per digit");
 };
@@ -69,13 +74,14 @@ template <int THREADS, int ITEMS> struct sort_shape {
 /* The same with every knob spelled out, for the tuning sweep
  * (bench/sort_tune.cu); the library itself uses plain sort_shape. */
 template <int THREADS, int ITEMS, int MIN_BLOCKS, bool BALLOTS, rank_method RANK = ONESWEEP_RANK,
-          bool PERSISTENT = false, bool VALUES_ASYNC = false>
+          bool PERSISTENT = false, bool VALUES_ASYNC = false, bool VALUES_STAGED = false>
 struct sort_variant : sort_shape<THREADS, ITEMS> {
   static constexpr int min_blocks = MIN_BLOCKS;
   static constexpr bool match_with_ballots = BALLOTS;
   static constexpr rank_method rank = RANK;
   static constexpr bool persistent = PERSISTENT;
-  static constexpr bool values_async = VALUES_ASYNC;
+  static constexpr bool values_async = VALUES_ASYNC || VALUES_STAGED;
+  static constexpr bool values_staged = VALUES_STAGED;
 };
 
 template <int KEY_BYTES, int VALUE_BYTES> struct onesweep_tuning;
@@ -90,13 +96,20 @@ template <int KEY_BYTES, int VALUE_BYTES> struct onesweep_tuning;
  * their values skip the registers (values_async): then 4-byte pairs 512x20
  * 1.03x (1.00x without; at 2^24 1.06x against 1.08x), 4-byte keys with
  * 8-byte values 384x20 1.10x (1.02x); 8-byte keys with 4-byte values gain
- * from 384x20 without it (1.08x against 1.06x) and lose with it (1.02x). */
+ * from 384x20 without it (1.08x against 1.06x) and lose with it (1.02x).
+ * Staging the values at the tile's start (values_staged) beats both for
+ * every pair width (h200_sort_tune_5.txt): 4-byte pairs 384x28 1.09x at
+ * 2^28 (async 512x20 1.02x), 1.11x at 2^24; 4-byte keys with 8-byte values
+ * 448x20 1.11x (1.10x); 8-byte keys with 4-byte values 384x20 1.09x
+ * (1.08x); with 8-byte values 512x13 1.09x at 2^27 (1.05x). */
 template <> struct onesweep_tuning<4, 0> { using shape = sort_variant<256, 32, 3, true, RANK_ATOMIC_OR>; };
-template <> struct onesweep_tuning<4, 4> { using shape = sort_variant<512, 20, 2, true, RANK_ATOMIC_OR, false, true>; };
-template <> struct onesweep_tuning<4, 8> { using shape = sort_variant<384, 20, 2, true, RANK_ATOMIC_OR, false, true>; };
+template <int THREADS, int ITEMS>
+using staged_pairs = sort_variant<THREADS, ITEMS, 2, true, RANK_ATOMIC_OR, false, false, true>;
+template <> struct onesweep_tuning<4, 4> { using shape = staged_pairs<384, 28>; };
+template <> struct onesweep_tuning<4, 8> { using shape = staged_pairs<448, 20>; };
 template <> struct onesweep_tuning<8, 0> { using shape = sort_variant<384, 20, 2, true, RANK_ATOMIC_OR>; };
-template <> struct onesweep_tuning<8, 4> { using shape = sort_variant<384, 20, 2, true, RANK_ATOMIC_OR>; };
-template <> struct onesweep_tuning<8, 8> { using shape = sort_variant<512, 12, 2, true, RANK_ATOMIC_OR>; };
+template <> struct onesweep_tuning<8, 4> { using shape = staged_pairs<384, 20>; };
+template <> struct onesweep_tuning<8, 8> { using shape = staged_pairs<512, 13>; };
 
 /* Histogram: a persistent grid; each thread counts ITEMS keys per round. */
 constexpr int HISTOGRAM_THREADS = 512;

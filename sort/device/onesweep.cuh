@@ -97,7 +97,11 @@ template <gpu_dtype T, int VALUE_BYTES, typename Shape> struct onesweep_storage 
   using K = typename radix_key<T>::bits;
   using V = typename radix_value<VALUE_BYTES>::type;
   static constexpr bool values_async = VALUE_BYTES != 0 && Shape::values_async;
+  static constexpr bool values_staged = VALUE_BYTES != 0 && Shape::values_staged;
   static constexpr int TILE = Shape::tile_items;
+  /* Staged values land beside the keys while the ranking's storage is in use. */
+  static_assert(!values_staged || sizeof(typename block_rank<Shape>::storage) <= TILE * sizeof(K),
+                "the ranking's storage fits below the values");
   /* The ranking's storage is free once every key is ranked (a barrier),
    * before keys or values are stored: they share it. Values by cp.async go
    * right after the keys (keys_and_values reserves the room; shared_values()). */
@@ -192,6 +196,7 @@ __device__ __forceinline__ void sort_tile(const onesweep_args &a, onesweep_stora
   using Rank = block_rank<Shape>;
   constexpr int THREADS = Shape::threads, ITEMS = Shape::items, TILE = Shape::tile_items;
   constexpr bool ASYNC = onesweep_storage<T, VALUE_BYTES, Shape>::values_async;
+  constexpr bool STAGED = onesweep_storage<T, VALUE_BYTES, Shape>::values_staged;
   const uint32_t tile_first = tile * TILE;
   const uint32_t valid = min(uint32_t(TILE), a.portion_items - tile_first);
   const int shift = RADIX_BITS * a.digit;
@@ -219,6 +224,18 @@ __device__ __forceinline__ void sort_tile(const onesweep_args &a, onesweep_stora
       }
     }
   }
+  if constexpr (STAGED) { /* the values' copies, in tile order, in flight through the ranking */
+    const V *in = vsrc + a.portion_first + tile_first;
+    V *const to = s.shared_values();
+    if (valid == TILE && (reinterpret_cast<uintptr_t>(in) & 15) == 0) {
+      constexpr int CHUNKS = TILE * int(sizeof(V)) / 16;
+      for (int c = t; c < CHUNKS; c += THREADS)
+        copy_async(reinterpret_cast<uint4 *>(to) + c, reinterpret_cast<const uint4 *>(in) + c);
+    } else {
+      for (uint32_t j = t; j < valid; j += THREADS) copy_async(to + j, in + j);
+    }
+    copy_async_commit();
+  }
   Rank::count(s.x.rank, digit, warp, lane);
   __syncthreads();
 
@@ -239,10 +256,20 @@ __device__ __forceinline__ void sort_tile(const onesweep_args &a, onesweep_stora
    * histograms: hence the barrier). */
   typename Rank::Ranks rank;
   Rank::rank(s.x.rank, digit, rank, warp, lane);
+  if constexpr (STAGED) copy_async_wait(); /* this thread's staged values; the barrier shows everyone's */
   __syncthreads();
 #pragma unroll
   for (int i = 0; i < ITEMS; i++) s.x.keys[rank.get(i)] = keys[i];
-  if constexpr (ASYNC) { /* the keys' registers free first */
+  if constexpr (STAGED) { /* each value from its tile slot to its ranked slot, within shared memory */
+    V *const staged = s.shared_values();
+    V moved[ITEMS];
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) moved[i] = staged[Rank::item_index(warp, lane, i)];
+    __syncthreads(); /* every value read before any is overwritten */
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++)
+      if (valid == TILE || uint32_t(Rank::item_index(warp, lane, i)) < valid) staged[rank.get(i)] = moved[i];
+  } else if constexpr (ASYNC) { /* the keys' registers free first */
     const V *in = vsrc + a.portion_first + tile_first + Rank::item_index(warp, lane, 0);
     V *const to = s.shared_values();
 #pragma unroll
@@ -291,8 +318,10 @@ __device__ __forceinline__ void sort_tile(const onesweep_args &a, onesweep_stora
     }
   }
   if constexpr (ASYNC) {
-    copy_async_wait(); /* this thread's values have landed */
-    __syncthreads();   /* and so have every thread's, visible to all */
+    if constexpr (!STAGED) {
+      copy_async_wait(); /* this thread's values have landed */
+      __syncthreads();   /* and so have every thread's, visible to all */
+    } /* staged: in their slots before the look-back's barrier */
     const V *const from = s.shared_values();
 #pragma unroll
     for (int u = 0; u < ITEMS; u++) {
