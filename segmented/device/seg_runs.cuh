@@ -11,11 +11,13 @@
  * finishes that one segment with its prefix:
  *   - reduce: the lead segment's fold within the run is kept, and its
  *     result written once the prefix is known;
- *   - scan: the lead's outputs are written without the prefix, then read
- *     back and completed. Short segments make this a small part of a run;
- *     a segment longer than a run is written twice (the launcher,
- *     segscan_launch.cuh's runs_pay, sends long mean segments over offsets
- *     to segscan_blocked; by flags they are not known beforehand).
+ *   - scan by head flags: the run's pass skips the lead's outputs; after
+ *     the look-back the lead's tiles are scanned again from the input with
+ *     the prefix, and the lead written (one more read of those tiles);
+ *   - scan over offsets: the lead's outputs are written without the
+ *     prefix, then read back and completed (a segment longer than a run is
+ *     written twice: runs_pay, segscan_launch.cuh, sends long mean
+ *     segments to segscan_blocked).
  *
  * Why: segscan_blocked's per-tile costs (a ticket, a published aggregate, a
  * look-back wait, and for offsets two dependent loads, tile_first[] then
@@ -42,6 +44,20 @@
 #include "segmented/device/segscan_blocked.cuh"
 
 namespace gp {
+
+/* store_tile's items [from, valid) only (scalar stores): a scan's run
+ * pass around its lead. */
+template <typename Shape, typename T>
+__device__ inline void store_tile_range(T *tile, uint32_t from, uint32_t valid, int warp, int lane,
+                                        const T (&x)[Shape::rows][Shape::vec]) {
+#pragma unroll
+  for (int r = 0; r < Shape::rows; r++)
+#pragma unroll
+    for (int k = 0; k < Shape::vec; k++) {
+      const uint32_t i = item_offset<Shape>(warp, lane, r) + k;
+      if (i >= from && i < valid) tile[i] = x[r][k];
+    }
+}
 
 /* The run of tiles of block b among g: [first, end). */
 __host__ __device__ inline uint32_t run_start(uint32_t tiles, uint32_t b, uint32_t g) {
@@ -126,6 +142,21 @@ template <typename O> struct runs_source<heads_from_offsets<O>> {
   static constexpr bool offsets = true;
   using Offset = O;
 };
+/* Scans by head flags write the lead once: the run's pass skips its items,
+ * which are scanned again from the input after the look-back (one more
+ * read of them, against a read and a write for the fix-up). A segment
+ * longer than a run then costs one more read, not two passes: 12 segments
+ * in 2^28 on the H200 0.46 -> 0.57 of a copy (0.85x -> 1.05x CUB's
+ * by-key scan); segments of 4 to 4096 unchanged. Over offsets the same
+ * cost 1-2% at segments of 64 and 4096 (ptxas: spills in the 4-byte
+ * instances), and long mean segments go to segscan_blocked anyway
+ * (runs_pay): they keep the fix-up. GP_RUNS_LEAD_ONCE=0/2: never/also
+ * over offsets, for A/B builds. */
+#ifndef GP_RUNS_LEAD_ONCE
+#define GP_RUNS_LEAD_ONCE 1
+#endif
+template <typename Source>
+constexpr bool runs_lead_once = GP_RUNS_LEAD_ONCE == 2 || (GP_RUNS_LEAD_ONCE == 1 && !runs_source<Source>::offsets);
 template <typename T, typename Source, bool REDUCE>
 constexpr bool runs_offset_stages = runs_source<Source>::offsets && runs_stage_offsets<T, REDUCE>;
 template <typename T, typename Shape, typename Values, typename Source, bool REDUCE> constexpr size_t runs_smem() {
@@ -159,6 +190,8 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
   constexpr bool PREFETCH = runs_prefetch<Values>;
   constexpr bool STAGE_OFFSETS = runs_offset_stages<T, Source, REDUCE>;
   constexpr bool FETCH = PREFETCH || STAGE_OFFSETS;
+  /* Scans: how the lead's outputs get the earlier runs' part (top). */
+  constexpr bool LEAD_ONCE = !REDUCE && runs_lead_once<Source>;
   constexpr int RUNS_AHEAD = runs_ahead<REDUCE>, RUNS_STAGES = runs_stages<REDUCE>;
   extern __shared__ __align__(128) unsigned char run_stages[]; /* value stages, then offset stages */
   Offset *const offset_stages =
@@ -364,7 +397,17 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
     } else {
       T w[Shape::rows][Shape::vec];
       blocked_to_striped<Shape>(buf, y, w, warp, lane);
-      store_tile<Shape>(out + base, valid, vector_ok, warp, lane, w); /* vector_ok: in and out aligned */
+      /* LEAD_ONCE: the lead's items lack the earlier runs' part and are
+       * written after the look-back, below. s_lead_end is final for this
+       * tile here (scan_tile's barriers follow this tile's atomicMin). */
+      if constexpr (LEAD_ONCE) {
+        const uint64_t lead_end = s_lead_end;
+        const uint32_t from = lead_end <= base ? 0 : lead_end - base >= valid ? valid : uint32_t(lead_end - base);
+        if (from == 0) store_tile<Shape>(out + base, valid, vector_ok, warp, lane, w); /* vector_ok: in, out aligned */
+        else if (from < valid) store_tile_range<Shape>(out + base, from, valid, warp, lane, w);
+      } else {
+        store_tile<Shape>(out + base, valid, vector_ok, warp, lane, w);
+      }
     }
   }
   if constexpr (FETCH) copy_async_wait<0>(); /* the groups past the run's end are empty */
@@ -383,12 +426,58 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
   const P prefix = lb.tiles > 1 ? combine_prefix_levels<Op>(lb, sh.level_fold) : Op::neutral();
   if constexpr (REDUCE) {
     if (threadIdx.x == 0) epilogue(lead_segment, Base::apply(prefix.value, s_kept), false);
-  } else if (lb.tiles > 1) {
-    /* The lead's outputs, written without the earlier runs' part: now with it. */
+  } else if constexpr (!LEAD_ONCE) {
+    if (lb.tiles > 1) { /* the lead's outputs, written without the earlier runs' part: now with it */
+      const uint64_t run_end = min(uint64_t(end) * Shape::tile_items, n);
+      const uint64_t lead_end = s_lead_end < run_end ? s_lead_end : run_end;
+      for (uint64_t i = run_base + threadIdx.x; i < lead_end; i += Shape::threads)
+        out[i] = Base::apply(prefix.value, out[i]);
+    }
+  } else {
+    /* The lead, scanned again from the input with the earlier runs' fold as
+     * its prefix (it holds no segment start), and written. In place, the
+     * run's pass has written the items after the lead: only later items
+     * read them. */
     const uint64_t run_end = min(uint64_t(end) * Shape::tile_items, n);
     const uint64_t lead_end = s_lead_end < run_end ? s_lead_end : run_end;
-    for (uint64_t i = run_base + threadIdx.x; i < lead_end; i += Shape::threads)
-      out[i] = Base::apply(prefix.value, out[i]);
+    T *buf = buffer_of(first);
+    if (threadIdx.x == 0) s_carry = prefix;
+    for (uint32_t tile = first; uint64_t(tile) * Shape::tile_items < lead_end; tile++) {
+      const uint64_t base = uint64_t(tile) * Shape::tile_items;
+      const uint32_t valid = uint32_t(min(n - base, uint64_t(Shape::tile_items)));
+      __syncthreads(); /* s_carry is final; every warp is done with sh and buf */
+      if (threadIdx.x == 0) sh.level_fold[0] = s_carry;
+      T v[Shape::rows][Shape::vec];
+      load_tile<Shape>(in + base, valid, vector_ok, warp, lane, v, Base::neutral());
+      P x[1][ITEMS];
+      {
+        T b[1][ITEMS];
+        striped_to_blocked<Shape>(buf, v, b, warp, lane);
+#pragma unroll
+        for (int j = 0; j < ITEMS; j++) x[0][j] = P{b[0][j], 0u};
+      }
+      const uint32_t o = item_offset<B>(warp, lane, 0);
+      const bool holds_last = valid - 1 >= o && valid - 1 < o + ITEMS;
+      P last_in = Op::neutral();
+      if (exclusive && holds_last) {
+#pragma unroll
+        for (int j = 0; j < ITEMS; j++)
+          if (o + j == valid - 1) last_in = x[0][j];
+      }
+      scan_tile<P, Op, B, false>(x, tile, valid, exclusive, alone, prefix_source::prefolded, sh, warp, lane);
+      if (holds_last) {
+#pragma unroll
+        for (int j = 0; j < ITEMS; j++)
+          if (o + j == valid - 1) s_carry = exclusive ? Op::apply(x[0][j], last_in) : x[0][j];
+      }
+      T y[1][ITEMS];
+#pragma unroll
+      for (int j = 0; j < ITEMS; j++) y[0][j] = x[0][j].value;
+      T w[Shape::rows][Shape::vec];
+      blocked_to_striped<Shape>(buf, y, w, warp, lane);
+      const uint64_t count = lead_end - base < valid ? lead_end - base : valid;
+      store_tile<Shape>(out + base, uint32_t(count), vector_ok, warp, lane, w);
+    }
   }
 }
 
