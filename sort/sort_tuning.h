@@ -7,7 +7,7 @@
  * (ranking) dominates, so large tiles amortise the per-tile barriers and
  * look-back. Shared memory holds one tile of keys or values (the larger;
  * with values_async, below, a tile of keys and one of values side by
- * side): up to 94 KiB for the shapes below (above 48 KiB by opt-in), so two
+ * side): up to 108 KiB for the shapes below (above 48 KiB by opt-in), so two
  * blocks fit an SM when registers allow (launch bounds ask for that).
  *
  * The histogram kernel reads every key once and counts all its digits;

@@ -33,7 +33,12 @@
  * the thread waits for its copies after the key scatter, and one barrier
  * later every value is in place. Neither the values (ITEMS registers, 8-byte
  * values 2 x ITEMS) nor the ranks are then live across the look-back, at
- * the cost of a tile of shared memory more.
+ * the cost of a tile of shared memory more. With Shape::values_staged (the
+ * library's pairs) the copies start earlier, in step 1: 16-byte cp.async in
+ * tile order, into the values' array (the ranking's storage lies below
+ * it), landing while the keys are ranked; in step 3 each thread moves its
+ * own values from their tile slots to their ranked slots (reads, a
+ * barrier, writes), and nothing is waited for after the key scatter.
  *
  * A block sorts one tile, or with a persistent shape (sort_tuning.h) the
  * grid is what fits the device at once and each block takes tiles until
