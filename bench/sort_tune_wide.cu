@@ -22,6 +22,7 @@ const tune_variant u64_u32[] = {
     A(GPU_U64, 4, 256, 20, 3),
     /* values staged at the tile's start */
     S(GPU_U64, 4, 384, 20, 2), S(GPU_U64, 4, 512, 16, 2), S(GPU_U64, 4, 512, 12, 2), S(GPU_U64, 4, 384, 24, 2),
+    S(GPU_U64, 4, 384, 22, 2), S(GPU_U64, 4, 448, 18, 2), S(GPU_U64, 4, 416, 20, 2), S(GPU_U64, 4, 352, 24, 2),
 };
 const tune_variant u64_u64[] = {
     X(GPU_U64, 8, 512, 12, 2, ATOMIC_OR), /* values in registers: the starting point */
@@ -29,6 +30,7 @@ const tune_variant u64_u64[] = {
     A(GPU_U64, 8, 512, 10, 2), A(GPU_U64, 8, 512, 12, 2), A(GPU_U64, 8, 512, 13, 2), A(GPU_U64, 8, 384, 16, 2),
     A(GPU_U64, 8, 256, 16, 3),
     S(GPU_U64, 8, 512, 12, 2), S(GPU_U64, 8, 512, 13, 2), S(GPU_U64, 8, 384, 16, 2), S(GPU_U64, 8, 256, 16, 3),
+    S(GPU_U64, 8, 448, 14, 2), S(GPU_U64, 8, 480, 13, 2), S(GPU_U64, 8, 384, 18, 2), S(GPU_U64, 8, 416, 16, 2),
 };
 const tune_variant u32_u64[] = {
     X(GPU_U32, 8, 512, 12, 2, ATOMIC_OR), /* values in registers: the starting point */
