@@ -95,12 +95,12 @@ gpu_status segscan_launch(const char *fn, const T *in, T *out, uint64_t n, bool 
 #define GP_SEG_RUNS 1
 #endif
 /* 1 (default): forward scans over offsets run seg_runs where it pays
- * (runs_pay); 0: always segscan_blocked, for A/B library builds. */
+ * (runs_grid); 0: always segscan_blocked, for A/B library builds. */
 #ifndef GP_SEG_RUNS_SCAN
 #define GP_SEG_RUNS_SCAN 1
 #endif
 /* 1 (default): forward scans by head flags run seg_runs too where its runs
- * are long enough (runs_pay); 0: always segscan_blocked. */
+ * are long enough (runs_grid); 0: always segscan_blocked. */
 #ifndef GP_SEG_RUNS_FLAGS
 #define GP_SEG_RUNS_FLAGS 1
 #endif
@@ -118,14 +118,14 @@ struct seg_runs_kernel {
   }
 };
 
-/* One launch of seg_runs (REDUCE: out and exclusive unused). */
+/* One launch of seg_runs on `grid` blocks, K::grid(tiles) (REDUCE: out
+ * and exclusive unused). */
 template <typename T, gpu_op OP, typename Source, bool REDUCE, typename Values, typename Epilogue, typename Shape>
 gpu_status seg_runs_launch(const char *fn, const T *in, T *out, uint64_t n, bool exclusive, bool vector_ok,
-                           const Source &src, uint64_t tiles, cudaStream_t stream, const Values &values,
+                           const Source &src, uint64_t tiles, unsigned grid, cudaStream_t stream, const Values &values,
                            const Epilogue &epilogue) {
   using K = seg_runs_kernel<T, OP, Source, REDUCE, Values, Epilogue, Shape>;
   if (tiles == 0) return GPU_OK;
-  const unsigned grid = K::grid(tiles);
   lookback_args lb;
   gp_tilestate ts{};
   /* Each block takes one ticket for its run. */
@@ -143,9 +143,10 @@ template <typename T, gpu_op OP, typename Offset, typename Values, typename Epil
 gpu_status segreduce_launch(const char *fn, const T *in, uint64_t n, bool vector_ok,
                             const heads_from_offsets<Offset> &src, uint64_t tiles, cudaStream_t stream,
                             const Values &values, const Epilogue &epilogue) {
+  using K = seg_runs_kernel<T, OP, heads_from_offsets<Offset>, true, Values, Epilogue, Shape>;
   if constexpr (GP_SEG_RUNS != 0)
     return seg_runs_launch<T, OP, heads_from_offsets<Offset>, true, Values, Epilogue, Shape>(
-        fn, in, nullptr, n, false, vector_ok, src, tiles, stream, values, epilogue);
+        fn, in, nullptr, n, false, vector_ok, src, tiles, K::grid(tiles), stream, values, epilogue);
   else
     return segscan_launch<T, OP, false, heads_from_offsets<Offset>, true, Values, Epilogue, Shape>(
         fn, in, nullptr, n, false, vector_ok, src, tiles, stream, values, epilogue);
@@ -173,20 +174,21 @@ gpu_status segscan_dir(const char *fn, const T *in, T *out, uint64_t n, unsigned
 #ifndef GP_SEG_RUNS_ALWAYS
 #define GP_SEG_RUNS_ALWAYS 0 /* 1: every forward scan by seg_runs (sanitizer and test builds) */
 #endif
-template <typename K> bool runs_pay(uint64_t tiles, uint64_t n, uint64_t nseg) {
-  if (GP_SEG_RUNS_ALWAYS != 0) return true;
-  const uint64_t grid = K::grid(tiles);
-  if (tiles < 2 * grid) return false;
-  return nseg == 0 || n / nseg <= tiles / grid * K::tile_items / 4;
+/* seg_runs' grid where its runs pay, else 0 (nseg: 0 by flags). */
+template <typename K> unsigned runs_grid(uint64_t tiles, uint64_t n, uint64_t nseg) {
+  const unsigned grid = K::grid(tiles);
+  if (GP_SEG_RUNS_ALWAYS != 0) return grid;
+  if (tiles < 2 * uint64_t(grid)) return 0;
+  return nseg == 0 || n / nseg <= tiles / grid * K::tile_items / 4 ? grid : 0;
 }
 
-/* A forward scan by seg_runs (Source: flags or offsets). */
+/* A forward scan by seg_runs on `grid` blocks (Source: flags or offsets). */
 template <typename T, gpu_op OP, typename Source>
 gpu_status segscan_runs(const char *fn, const T *in, T *out, uint64_t n, bool exclusive, const Source &src,
-                        uint64_t tiles, cudaStream_t stream) {
+                        uint64_t tiles, unsigned grid, cudaStream_t stream) {
   using Results = store_results<T, scan_op<T, OP>>;
   return seg_runs_launch<T, OP, Source, false, plain_values, Results, seg_shape<T>>(
-      fn, in, out, n, exclusive, aligned16(in) && aligned16(out), src, tiles, stream, plain_values{},
+      fn, in, out, n, exclusive, aligned16(in) && aligned16(out), src, tiles, grid, stream, plain_values{},
       Results{nullptr});
 }
 
@@ -204,8 +206,8 @@ gpu_status segmented_op(const T *in, T *out, uint64_t n, const uint8_t *heads, c
   using OffsetRuns = seg_runs_kernel<T, OP, heads_from_offsets<int64_t>, false, plain_values, Results, Shape>;
   const bool forward = !(flags & GPU_REVERSE), exclusive = flags & GPU_EXCLUSIVE;
   if (heads) {
-    if (GP_SEG_RUNS_FLAGS != 0 && forward && runs_pay<FlagRuns>(tiles, n, 0))
-      return segscan_runs<T, OP>(fn, in, out, n, exclusive, heads_from_flags{heads}, tiles, stream);
+    const unsigned grid = GP_SEG_RUNS_FLAGS != 0 && forward ? runs_grid<FlagRuns>(tiles, n, 0) : 0;
+    if (grid) return segscan_runs<T, OP>(fn, in, out, n, exclusive, heads_from_flags{heads}, tiles, grid, stream);
     return segscan_dir<T, OP, heads_from_flags, false>(fn, in, out, n, flags, aligned16(in) && aligned16(out),
                                                         heads_from_flags{heads}, tiles, stream);
   }
@@ -219,10 +221,11 @@ gpu_status segmented_op(const T *in, T *out, uint64_t n, const uint8_t *heads, c
     s = check_launch(fn, "fill_value");
   }
   if (s == GPU_OK && n > 0) {
+    const unsigned grid = GP_SEG_RUNS_SCAN != 0 && forward && !reduce ? runs_grid<OffsetRuns>(tiles, n, nseg) : 0;
     if (reduce)
       s = segreduce_launch<T, OP, int64_t>(fn, in, n, aligned16(in), src, tiles, stream, plain_values{}, Results{out});
-    else if (GP_SEG_RUNS_SCAN != 0 && forward && runs_pay<OffsetRuns>(tiles, n, nseg))
-      s = segscan_runs<T, OP>(fn, in, out, n, exclusive, src, tiles, stream);
+    else if (grid)
+      s = segscan_runs<T, OP>(fn, in, out, n, exclusive, src, tiles, grid, stream);
     else
       s = segscan_dir<T, OP, heads_from_offsets<int64_t>, false>(fn, in, out, n, flags,
                                                                   aligned16(in) && aligned16(out), src, tiles, stream);

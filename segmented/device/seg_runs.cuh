@@ -16,7 +16,7 @@
  *     the prefix, and the lead written (one more read of those tiles);
  *   - scan over offsets: the lead's outputs are written without the
  *     prefix, then read back and completed (a segment longer than a run is
- *     written twice: runs_pay, segscan_launch.cuh, sends long mean
+ *     written twice: runs_grid, segscan_launch.cuh, sends long mean
  *     segments to segscan_blocked).
  *
  * Why: segscan_blocked's per-tile costs (a ticket, a published aggregate, a
@@ -57,6 +57,31 @@ __device__ inline void store_tile_range(T *tile, uint32_t from, uint32_t valid, 
       const uint32_t i = item_offset<Shape>(warp, lane, r) + k;
       if (i >= from && i < valid) tile[i] = x[r][k];
     }
+}
+
+/* scan_tile of a tile in a run: x holds this thread's ITEMS consecutive
+ * items from o, sh.level_fold[0] the run's fold before the tile (the
+ * prefix, prefolded). Also the run's fold through the tile to *carry,
+ * from the thread holding its last valid item: that item's inclusive pair
+ * (an exclusive scan's output there, folded with its input). */
+template <typename P, typename Op, typename B>
+__device__ inline void scan_in_run(P (&x)[1][B::items], uint32_t tile, uint32_t valid, bool excl, uint32_t o,
+                                   const lookback_args &alone, tile_scan_shared<P, B::warps> &sh, P *carry, int warp,
+                                   int lane) {
+  constexpr int ITEMS = B::items;
+  const bool holds_last = valid - 1 >= o && valid - 1 < o + ITEMS;
+  P last_in = Op::neutral();
+  if (excl && holds_last) {
+#pragma unroll
+    for (int j = 0; j < ITEMS; j++)
+      if (o + j == valid - 1) last_in = x[0][j];
+  }
+  scan_tile<P, Op, B, false>(x, tile, valid, excl, alone, prefix_source::prefolded, sh, warp, lane);
+  if (holds_last) {
+#pragma unroll
+    for (int j = 0; j < ITEMS; j++)
+      if (o + j == valid - 1) *carry = excl ? Op::apply(x[0][j], last_in) : x[0][j];
+  }
 }
 
 /* The run of tiles of block b among g: [first, end). */
@@ -150,7 +175,7 @@ template <typename O> struct runs_source<heads_from_offsets<O>> {
  * by-key scan); segments of 4 to 4096 unchanged. Over offsets the same
  * cost 1-2% at segments of 64 and 4096 (ptxas: spills in the 4-byte
  * instances), and long mean segments go to segscan_blocked anyway
- * (runs_pay): they keep the fix-up. GP_RUNS_LEAD_ONCE=0/2: never/also
+ * (runs_grid): they keep the fix-up. GP_RUNS_LEAD_ONCE=0/2: never/also
  * over offsets, for A/B builds. */
 #ifndef GP_RUNS_LEAD_ONCE
 #define GP_RUNS_LEAD_ONCE 1
@@ -368,22 +393,8 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
 #pragma unroll
       for (int j = 0; j < ITEMS; j++) x[0][j] = P{b[0][j], (heads >> j) & 1u};
     }
-    /* The run's fold through this tile: its last valid item's inclusive
-     * pair (an exclusive scan's output there, folded with its input). */
-    const bool holds_last = valid - 1 >= o && valid - 1 < o + ITEMS;
     const bool excl = !REDUCE && exclusive;
-    P last_in = Op::neutral();
-    if (excl && holds_last) {
-#pragma unroll
-      for (int j = 0; j < ITEMS; j++)
-        if (o + j == valid - 1) last_in = x[0][j];
-    }
-    scan_tile<P, Op, B, false>(x, tile, valid, excl, alone, prefix_source::prefolded, sh, warp, lane);
-    if (holds_last) {
-#pragma unroll
-      for (int j = 0; j < ITEMS; j++)
-        if (o + j == valid - 1) s_carry = excl ? Op::apply(x[0][j], last_in) : x[0][j];
-    }
+    scan_in_run<P, Op, B>(x, tile, valid, excl, o, alone, sh, &s_carry, warp, lane);
     T y[1][ITEMS];
 #pragma unroll
     for (int j = 0; j < ITEMS; j++)
@@ -456,20 +467,8 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
 #pragma unroll
         for (int j = 0; j < ITEMS; j++) x[0][j] = P{b[0][j], 0u};
       }
-      const uint32_t o = item_offset<B>(warp, lane, 0);
-      const bool holds_last = valid - 1 >= o && valid - 1 < o + ITEMS;
-      P last_in = Op::neutral();
-      if (exclusive && holds_last) {
-#pragma unroll
-        for (int j = 0; j < ITEMS; j++)
-          if (o + j == valid - 1) last_in = x[0][j];
-      }
-      scan_tile<P, Op, B, false>(x, tile, valid, exclusive, alone, prefix_source::prefolded, sh, warp, lane);
-      if (holds_last) {
-#pragma unroll
-        for (int j = 0; j < ITEMS; j++)
-          if (o + j == valid - 1) s_carry = exclusive ? Op::apply(x[0][j], last_in) : x[0][j];
-      }
+      scan_in_run<P, Op, B>(x, tile, valid, exclusive, item_offset<B>(warp, lane, 0), alone, sh, &s_carry, warp,
+                            lane);
       T y[1][ITEMS];
 #pragma unroll
       for (int j = 0; j < ITEMS; j++) y[0][j] = x[0][j].value;
