@@ -13,6 +13,10 @@ extern "C" {
  * or pinned host memory. */
 gpu_status gp_cuda_check_range(const char *fn, const char *name, const void *p, size_t bytes);
 
+/* Whether p is device memory whose allocation is known; then *bytes gets
+ * the bytes from p to its end (what a kernel may read from p). */
+bool gp_cuda_room(const void *p, size_t *bytes);
+
 #ifdef __cplusplus
 }
 #endif

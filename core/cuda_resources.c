@@ -78,6 +78,21 @@ gpu_status gp_cuda_check_range(const char *fn, const char *name, const void *p, 
   return GPU_OK;
 }
 
+bool gp_cuda_room(const void *p, size_t *bytes) {
+  struct cudaPointerAttributes a;
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  if (a.type != cudaMemoryTypeDevice) return false;
+  pthread_once(&range_once, load_address_range);
+  CUdeviceptr base = 0;
+  size_t size = 0;
+  if (!address_range || address_range(&base, &size, (CUdeviceptr)(uintptr_t)p) != CUDA_SUCCESS) return false;
+  *bytes = (size_t)(base + size - (CUdeviceptr)(uintptr_t)p);
+  return true;
+}
+
 /* -------------------------------------------------------------------- pool */
 
 /* One pool per device, owned by the library: freed blocks stay in it (release
@@ -352,7 +367,8 @@ gpu_status gp_take_deferred(const char *fn) {
   if (!offsets && !csr) return GPU_OK;
   return gp_fail(GPU_ERR_INVALID_ARGUMENT, "%s: %s%s%s", fn,
                  offsets ? "an earlier gpu_segscan_offsets or gpu_segreduce on this thread had malformed offsets "
-                           "(not 0 = offsets[0] <= ... <= offsets[nseg] = n); its output is unspecified"
+                           "(not 0 = offsets[0] <= ... <= offsets[nseg] = n, or for gpu_segreduce offsets[nseg] beyond "
+                           "the end of in's allocation); its output is unspecified"
                          : "",
                  offsets && csr ? "; and " : "",
                  csr ? "an earlier gpu_spmv or gpu_spmv_plan_run on this thread had a malformed matrix "

@@ -50,7 +50,9 @@ gpu_status gp_segscan_cuda(const void *in, void *out, size_t n, const uint8_t *h
  * be NULL, which means n == 0: every offset must then be 0, and any other
  * value is clamped to 0 and reported as malformed. When in is not NULL,
  * segmented.c has checked that it is aligned device-reachable memory, but
- * NOT that it holds offsets[nseg] elements (that needs n on the host).
+ * NOT that it holds offsets[nseg] elements (that needs n on the host): where
+ * in's allocation is known (device memory) the kernel takes n beyond it as
+ * malformed (clamped to it); elsewhere the call reads n back first.
  */
 gpu_status gp_segreduce_cuda(const void *in, const int64_t *offsets, size_t nseg, void *out,
                              gpu_dtype t, gpu_op op);

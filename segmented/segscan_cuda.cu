@@ -8,6 +8,13 @@
 #include <cuda_runtime.h>
 
 #include "core/core.h"
+#include "core/cuda_memory.h"
+
+/* 1 (default): gpu_segreduce does not read n back where in's allocation
+ * bounds it (segreduce_warps reads n on the device); 0: always read back. */
+#ifndef GP_SEGREDUCE_NO_WAIT
+#define GP_SEGREDUCE_NO_WAIT 1
+#endif
 
 extern "C" {
 #define GP_DECLARE(SUFFIX)                                                                                     \
@@ -36,10 +43,20 @@ gpu_status gp_segscan_cuda(const void *in, void *out, size_t n, const uint8_t *h
 
 gpu_status gp_segreduce_cuda(const void *in, const int64_t *offsets, size_t nseg, void *out, gpu_dtype t, gpu_op op) {
   static const char fn[] = "gpu_segreduce";
-  /* n is offsets[nseg], in device memory: read it (the one wait of this
-   * call; the rest of the offsets' check is a deferred error), then in can
-   * be checked to hold n elements and to share no byte with out, as the
-   * host backend checks. */
+  const size_t w = gpu_dtype_size(t);
+  /* n is offsets[nseg], in device memory. Where in is device memory of a
+   * known allocation and out lies outside all of it from in on, the kernel
+   * reads n itself and checks it against what in holds (n_max; a
+   * deferred error): no wait. */
+  size_t room = 0;
+  if (GP_SEGREDUCE_NO_WAIT && in && gp_cuda_room(in, &room)) {
+    const size_t n_max = room / w;
+    const uintptr_t i = uintptr_t(in), o = uintptr_t(out);
+    if (o + nseg * w <= i || o >= i + n_max * w) return segmented(in, out, n_max, nullptr, offsets, nseg, t, op, 0, true);
+  }
+  /* Otherwise read n (the one wait of this call; the rest of the offsets'
+   * check is a deferred error), then in can be checked to hold n elements
+   * and to share no byte with out, as the host backend checks. */
   int64_t last = 0;
   cudaStream_t stream = static_cast<cudaStream_t>(gp_stream());
   gpu_status s = gp_cuda_status(cudaMemcpyAsync(&last, offsets + nseg, sizeof last, cudaMemcpyDeviceToHost, stream), fn,
@@ -49,7 +66,6 @@ gpu_status gp_segreduce_cuda(const void *in, const int64_t *offsets, size_t nseg
   if (last < 0) return gp_fail(GPU_ERR_INVALID_ARGUMENT, "%s: offsets[nseg] = %lld is negative", fn, (long long)last);
   const size_t n = size_t(last);
   if (n > 0 && !in) return gp_fail(GPU_ERR_INVALID_ARGUMENT, "%s: in is NULL with offsets[nseg] = %zu", fn, n);
-  const size_t w = gpu_dtype_size(t);
   if (n > 0) s = gp_check_array(fn, "in", in, n, w, GPU_BACKEND_CUDA);
   if (n > 0 && s == GPU_OK) s = gp_check_disjoint(fn, "out", out, nseg * w, "in", in, n * w);
   if (s != GPU_OK) return s;

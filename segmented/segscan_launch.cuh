@@ -7,6 +7,7 @@
 
 #include "device/segscan_blocked.cuh"
 #include "device/seg_runs.cuh"
+#include "device/segreduce_warps.cuh"
 #include "scan/scan_launch.cuh"
 #include "segmented_cuda.h"
 
@@ -29,26 +30,43 @@ struct offsets_table {
   bool deferred = false;
 };
 
+/* Where a kernel reports malformed offsets (t->bad): the deferred word of
+ * `kind` unless `wait` is asked for, else mapped host memory, else
+ * `device_word` (zeroed here by a launch: the rare fallback). */
+inline gpu_status prepare_offsets_check(const char *fn, cudaStream_t stream, gp_deferred_kind kind, bool wait,
+                                        unsigned *device_word, offsets_table *t) {
+  t->bad = wait ? nullptr : gp_deferred_word(kind);
+  t->deferred = t->bad != nullptr;
+  if (t->deferred) return GPU_OK;
+  t->bad_host = reinterpret_cast<unsigned *>(gp_mapped_host_word());
+  t->bad = t->bad_host ? t->bad_host : device_word;
+  /* The kernels only ever set *bad. */
+  if (t->bad_host) {
+    *t->bad_host = 0;
+    return GPU_OK;
+  }
+  return gp_cuda_status(cudaMemsetAsync(t->bad, 0, sizeof(unsigned), stream), fn, "cudaMemsetAsync");
+}
+
+/* The check alone, for kernels that find their segments themselves: t->bad
+ * as prepare_offsets_check gives it; only where no mapped memory exists,
+ * a word of pool memory (held in t->tile_first, freed by the caller). */
+inline gpu_status prepare_offsets_check_only(const char *fn, cudaStream_t stream, offsets_table *t) {
+  gpu_status s = GPU_OK;
+  if (!gp_deferred_word(GP_DEFERRED_OFFSETS) && !gp_mapped_host_word())
+    s = gp_pool_alloc(fn, reinterpret_cast<void **>(&t->tile_first), sizeof(uint64_t));
+  if (s != GPU_OK) return s;
+  return prepare_offsets_check(fn, stream, GP_DEFERRED_OFFSETS, false, reinterpret_cast<unsigned *>(t->tile_first), t);
+}
+
 template <typename Offset>
 gpu_status build_offsets_table(const char *fn, const Offset *offsets, uint64_t nseg, uint64_t n, uint32_t tile_items,
                                uint64_t tiles, cudaStream_t stream, gp_deferred_kind kind, bool wait,
                                offsets_table *t) {
   gpu_status s = gp_pool_alloc(fn, reinterpret_cast<void **>(&t->tile_first), (tiles + 1) * sizeof(uint64_t));
+  if (s == GPU_OK)
+    s = prepare_offsets_check(fn, stream, kind, wait, reinterpret_cast<unsigned *>(t->tile_first + tiles), t);
   if (s != GPU_OK) return s;
-  t->bad = wait ? nullptr : gp_deferred_word(kind);
-  t->deferred = t->bad != nullptr;
-  if (!t->deferred) {
-    t->bad_host = reinterpret_cast<unsigned *>(gp_mapped_host_word());
-    t->bad = t->bad_host ? t->bad_host : reinterpret_cast<unsigned *>(t->tile_first + tiles);
-    /* The kernel writes every tile_first[] entry but only ever sets *bad:
-     * zeroed here, by a launch only in the rare device-memory fallback. */
-    if (t->bad_host) {
-      *t->bad_host = 0;
-    } else {
-      s = gp_cuda_status(cudaMemsetAsync(t->bad, 0, sizeof(unsigned), stream), fn, "cudaMemsetAsync");
-      if (s != GPU_OK) return s;
-    }
-  }
   const uint64_t blocks = (tile_first_threads(nseg, tiles) + 255) / 256;
   tile_first_segments<Offset><<<unsigned(blocks < 4096 ? blocks : 4096), 256, 0, stream>>>(offsets, nseg, n, tile_items,
                                                                                            tiles, t->tile_first, t->bad);
@@ -88,9 +106,9 @@ gpu_status segscan_launch(const char *fn, const T *in, T *out, uint64_t n, bool 
   return s != GPU_OK ? s : r;
 }
 
-/* 1 (default): segmented reduce and SpMV run seg_runs (a run of tiles a
- * block, look-back once a block); 0: segscan_blocked (REDUCE), for A/B
- * library builds. */
+/* 1 (default): SpMV (and gpu_segreduce where GP_SEGREDUCE_WARPS is 0)
+ * runs seg_runs (a run of tiles a block, look-back once a block); 0:
+ * segscan_blocked (REDUCE), for A/B library builds. */
 #ifndef GP_SEG_RUNS
 #define GP_SEG_RUNS 1
 #endif
@@ -138,7 +156,8 @@ gpu_status seg_runs_launch(const char *fn, const T *in, T *out, uint64_t n, bool
   return s != GPU_OK ? s : r;
 }
 
-/* Segmented reduce over offsets (and SpMV): the kernel GP_SEG_RUNS picks. */
+/* Segmented reduce over offsets by tiles (SpMV; gpu_segreduce where
+ * GP_SEGREDUCE_WARPS is 0): the kernel GP_SEG_RUNS picks. */
 template <typename T, gpu_op OP, typename Offset, typename Values, typename Epilogue, typename Shape = seg_shape<T>>
 gpu_status segreduce_launch(const char *fn, const T *in, uint64_t n, bool vector_ok,
                             const heads_from_offsets<Offset> &src, uint64_t tiles, cudaStream_t stream,
@@ -192,6 +211,55 @@ gpu_status segscan_runs(const char *fn, const T *in, T *out, uint64_t n, bool ex
       Results{nullptr});
 }
 
+/* 1 (default): gpu_segreduce runs segreduce_warps (one launch, n read on
+ * the device); 0: seg_runs after the tile_first[] launch, for A/B library
+ * builds. */
+#ifndef GP_SEGREDUCE_WARPS
+#define GP_SEGREDUCE_WARPS 1
+#endif
+
+/* gpu_segreduce by segreduce_warps: n = offsets[nseg], at most n_max (the
+ * elements in holds), is known only on the device. The grid: the resident
+ * blocks, fewer where n_max needs fewer; the chunks are cut for the
+ * resident grid's warps whatever the launch, so results depend on n only. */
+template <typename T, gpu_op OP>
+gpu_status segreduce_by_warps(const char *fn, const T *in, const int64_t *offsets, uint64_t nseg, uint64_t n_max,
+                              T *out, cudaStream_t stream) {
+  using S = warps_reduce_shape<T>;
+  using Results = store_results<T, scan_op<T, OP>>;
+  constexpr auto kernel = segreduce_warps<T, OP, Results>;
+  const unsigned resident = resident_blocks<kernel>(S::threads, S::smem);
+  const uint64_t steps = (n_max + S::step - 1) / S::step;
+  const uint64_t needed = (steps + S::warps - 1) / S::warps;
+  const unsigned grid = unsigned(needed == 0 ? 1 : needed < resident ? needed : resident);
+  offsets_table check;
+  gpu_status s = prepare_offsets_check_only(fn, stream, &check);
+  lookback_args lb;
+  gp_tilestate ts{};
+  if (s == GPU_OK) s = prepare_lookback<seg_pair<T>>(fn, grid, 0, grid > 1 ? grid : 0, &lb, &ts, nullptr);
+  if (s == GPU_OK) {
+    kernel<<<grid, S::threads, S::smem, stream>>>(in, offsets, nseg, n_max, uint64_t(resident) * S::warps, aligned16(in), lb,
+                                            check.bad, Results{out});
+    s = check_launch(fn, "segreduce_warps");
+    gpu_status r = gp_tilestate_release(fn, &ts);
+    if (s == GPU_OK) s = r;
+  }
+  if (s == GPU_OK) s = offsets_verdict(fn, check, stream);
+  if (check.tile_first) {
+    gpu_status f = gp_pool_free(fn, check.tile_first);
+    if (s == GPU_OK) s = f;
+  }
+  return s;
+}
+
+/* Scans over offsets by segscan_blocked with at most this many tiles find
+ * their tiles' segments themselves (search_tile_offsets) instead of
+ * reading the table of a first launch; 0: always the table, for A/B
+ * library builds. */
+#ifndef GP_SEG_SEARCH_TILES
+#define GP_SEG_SEARCH_TILES 256
+#endif
+
 /* One (type, operator): heads, offsets, or reduce. */
 template <typename T, gpu_op OP>
 gpu_status segmented_op(const T *in, T *out, uint64_t n, const uint8_t *heads, const int64_t *offsets, uint64_t nseg,
@@ -204,6 +272,7 @@ gpu_status segmented_op(const T *in, T *out, uint64_t n, const uint8_t *heads, c
   using Results = store_results<T, scan_op<T, OP>>;
   using FlagRuns = seg_runs_kernel<T, OP, heads_from_flags, false, plain_values, Results, Shape>;
   using OffsetRuns = seg_runs_kernel<T, OP, heads_from_offsets<int64_t>, false, plain_values, Results, Shape>;
+  if (reduce && GP_SEGREDUCE_WARPS != 0) return segreduce_by_warps<T, OP>(fn, in, offsets, nseg, n, out, stream);
   const bool forward = !(flags & GPU_REVERSE), exclusive = flags & GPU_EXCLUSIVE;
   if (heads) {
     const unsigned grid = GP_SEG_RUNS_FLAGS != 0 && forward ? runs_grid<FlagRuns>(tiles, n, 0) : 0;
@@ -211,17 +280,21 @@ gpu_status segmented_op(const T *in, T *out, uint64_t n, const uint8_t *heads, c
     return segscan_dir<T, OP, heads_from_flags, false>(fn, in, out, n, flags, aligned16(in) && aligned16(out),
                                                         heads_from_flags{heads}, tiles, stream);
   }
+  /* A scan of one tile a block over few tiles finds each tile's segments
+   * itself: no table, no launch for it. */
+  const unsigned grid = GP_SEG_RUNS_SCAN != 0 && forward && !reduce ? runs_grid<OffsetRuns>(tiles, n, nseg) : 0;
+  const bool search = !reduce && grid == 0 && tiles <= GP_SEG_SEARCH_TILES;
   offsets_table table;
-  gpu_status s =
-      build_offsets_table(fn, offsets, nseg, n, Shape::tile_items, tiles, stream, GP_DEFERRED_OFFSETS, false, &table);
-  const heads_from_offsets<int64_t> src{offsets, nseg, table.tile_first};
+  gpu_status s = search ? prepare_offsets_check_only(fn, stream, &table)
+                        : build_offsets_table(fn, offsets, nseg, n, Shape::tile_items, tiles, stream,
+                                              GP_DEFERRED_OFFSETS, false, &table);
+  const heads_from_offsets<int64_t> src{offsets, nseg, search ? nullptr : table.tile_first, table.bad};
   if (s == GPU_OK && n == 0 && reduce && nseg > 0) {
     const uint64_t blocks = (nseg + 255) / 256;
     fill_value<T><<<unsigned(blocks < 4096 ? blocks : 4096), 256, 0, stream>>>(out, nseg, scan_op<T, OP>::identity());
     s = check_launch(fn, "fill_value");
   }
   if (s == GPU_OK && n > 0) {
-    const unsigned grid = GP_SEG_RUNS_SCAN != 0 && forward && !reduce ? runs_grid<OffsetRuns>(tiles, n, nseg) : 0;
     if (reduce)
       s = segreduce_launch<T, OP, int64_t>(fn, in, n, aligned16(in), src, tiles, stream, plain_values{}, Results{out});
     else if (grid)

@@ -260,6 +260,45 @@ START_TEST(segmented_malformed_offsets) {
 }
 END_TEST
 
+/* gpu_segreduce learns n from offsets[nseg]: with out in in's allocation
+ * after in (on CUDA the call then reads n back first), and on CUDA with an
+ * offsets[nseg] beyond in's allocation (malformed: reported once by
+ * gpu_synchronize, nothing written past out, in and offsets unchanged). */
+START_TEST(segmented_reduce_n_from_offsets) {
+  enum { n = 10, nseg = 3 };
+  const int64_t offsets[nseg + 1] = {0, 4, 4, n};
+  int32_t h[n + nseg];
+  for (int i = 0; i < n + nseg; i++) h[i] = i + 1;
+  int32_t *buf = upload_new(h, sizeof h), got[nseg];
+  int64_t *d_off = upload_new(offsets, sizeof offsets);
+  tu_poison(buf + n, nseg * sizeof(int32_t));
+  EXPECT(with_verdict(gpu_segreduce(buf, d_off, nseg, buf + n, GPU_I32, GPU_ADD)), GPU_OK, NULL);
+  tu_download(got, buf + n, sizeof got);
+  ck_assert_int_eq(got[0], 1 + 2 + 3 + 4);
+  ck_assert_int_eq(got[1], 0);
+  ck_assert_int_eq(got[2], 5 + 6 + 7 + 8 + 9 + 10);
+#if TU_CUDA
+  const int64_t beyond[nseg + 1] = {0, 4, 4, n + 100000};
+  int32_t *in = upload_new(h, n * sizeof(int32_t)), *out = tu_alloc(N * sizeof(int32_t)), back[n];
+  int64_t back_off[nseg + 1];
+  tu_upload(d_off, beyond, sizeof beyond);
+  tu_poison(out, N * sizeof(int32_t));
+  EXPECT(with_verdict(gpu_segreduce(in, d_off, nseg, out, GPU_I32, GPU_ADD)), GPU_ERR_INVALID_ARGUMENT,
+         "malformed offsets");
+  ck_assert_msg(gpu_synchronize() == GPU_OK, "reported twice: %s", gpu_last_error());
+  ck_assert_msg(still_poisoned(out + nseg, (N - nseg) * sizeof(int32_t)), "wrote past out's nseg values");
+  tu_download(back, in, sizeof back);
+  ck_assert_mem_eq(back, h, sizeof back);
+  tu_download(back_off, d_off, sizeof back_off);
+  ck_assert_mem_eq(back_off, beyond, sizeof back_off);
+  tu_free(in);
+  tu_free(out);
+#endif
+  tu_free(buf);
+  tu_free(d_off);
+}
+END_TEST
+
 void segmented_add_argument_tests(TCase *tc);
 void segmented_add_argument_tests(TCase *tc) {
   tcase_add_test(tc, segmented_worked_example);
@@ -267,4 +306,5 @@ void segmented_add_argument_tests(TCase *tc) {
   tcase_add_test(tc, segmented_empty_input);
   tcase_add_test(tc, segmented_bad_arguments);
   tcase_add_test(tc, segmented_malformed_offsets);
+  tcase_add_test(tc, segmented_reduce_n_from_offsets);
 }

@@ -1,6 +1,7 @@
 /*
- * Segmented reduce (and SpMV, through Values and Epilogue) over offsets, and
- * forward segmented scans over offsets or head flags, by runs of tiles: the
+ * Segmented reduce over offsets for SpMV (through Values and Epilogue;
+ * gpu_segreduce itself runs segreduce_warps.cuh), and forward segmented
+ * scans over offsets or head flags, by runs of tiles: the
  * block with ticket b of a grid of G blocks takes the tiles
  * [b T / G, (b + 1) T / G) one after another, carrying the open segment's
  * fold from tile to tile in shared memory, so no tile waits for another
@@ -157,16 +158,6 @@ constexpr int RUNS_OFFSETS = GP_RUNS_OFFSETS_CAP;
 template <typename T, typename Shape, typename Values, bool REDUCE> constexpr size_t runs_value_stages_bytes() {
   return runs_prefetch<Values> ? runs_stages<REDUCE> * Shape::tile_items * sizeof(T) : 0;
 }
-/* What seg_runs needs of where segments start: offsets (and tile_first[]),
- * or head flags (scans only). */
-template <typename Source> struct runs_source {
-  static constexpr bool offsets = false;
-  using Offset = int64_t; /* no offset stages */
-};
-template <typename O> struct runs_source<heads_from_offsets<O>> {
-  static constexpr bool offsets = true;
-  using Offset = O;
-};
 /* Scans by head flags write the lead once: the run's pass skips its items,
  * which are scanned again from the input after the look-back (one more
  * read of them, against a read and a write for the fix-up). A segment
@@ -181,13 +172,13 @@ template <typename O> struct runs_source<heads_from_offsets<O>> {
 #define GP_RUNS_LEAD_ONCE 1
 #endif
 template <typename Source>
-constexpr bool runs_lead_once = GP_RUNS_LEAD_ONCE == 2 || (GP_RUNS_LEAD_ONCE == 1 && !runs_source<Source>::offsets);
+constexpr bool runs_lead_once = GP_RUNS_LEAD_ONCE == 2 || (GP_RUNS_LEAD_ONCE == 1 && !offsets_source<Source>);
 template <typename T, typename Source, bool REDUCE>
-constexpr bool runs_offset_stages = runs_source<Source>::offsets && runs_stage_offsets<T, REDUCE>;
+constexpr bool runs_offset_stages = offsets_source<Source> && runs_stage_offsets<T, REDUCE>;
 template <typename T, typename Shape, typename Values, typename Source, bool REDUCE> constexpr size_t runs_smem() {
   return runs_value_stages_bytes<T, Shape, Values, REDUCE>() +
          (runs_offset_stages<T, Source, REDUCE>
-              ? runs_stages<REDUCE> * RUNS_OFFSETS * sizeof(typename runs_source<Source>::Offset)
+              ? runs_stages<REDUCE> * RUNS_OFFSETS * sizeof(offset_type<Source>)
               : 0);
 }
 
@@ -200,8 +191,8 @@ template <typename T, gpu_op OP, typename Shape, typename Source, bool REDUCE, t
 __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
     seg_runs(const T *in, T *out, uint64_t n, uint32_t tiles, bool exclusive, bool vector_ok, lookback_args lb,
              Source src, Values values, Epilogue epilogue) {
-  using Offset = typename runs_source<Source>::Offset;
-  constexpr bool OFFSETS = runs_source<Source>::offsets;
+  using Offset = offset_type<Source>;
+  constexpr bool OFFSETS = offsets_source<Source>;
   static_assert(OFFSETS || !REDUCE, "reduce by offsets");
   using P = seg_pair<T>;
   using Op = seg_op<T, OP>;

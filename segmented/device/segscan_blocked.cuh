@@ -265,9 +265,18 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
   T v[Shape::rows][Shape::vec];
   load_tile<Shape>(in + at.base, at.valid, vector_ok, warp, lane, v, Base::neutral());
   const auto loaded = values.template load<Shape>(at.base, at.valid, warp, lane);
-  /* 2. */
-  const uint32_t heads = blocked_heads<Shape, REVERSE>(src, s_heads, REVERSE ? lb.tiles - 1 - tile : tile, lb.tiles,
-                                                       at.base, at.valid, n, warp, lane);
+  /* 2. Over offsets: the tile's segments, from the table or searched. */
+  const uint32_t position = REVERSE ? lb.tiles - 1 - tile : tile;
+  uint32_t heads;
+  [[maybe_unused]] tile_offsets<offset_type<Source>> off{};
+  if constexpr (offsets_source<Source>) {
+    __shared__ uint64_t s_entries[2];
+    off = src.tile_first ? global_tile_offsets(src, position, lb.tiles, n)
+                         : search_tile_offsets(src, position, lb.tiles, Shape::tile_items, n, s_entries);
+    heads = blocked_heads<Shape, REVERSE>(off, s_heads, at.base, at.valid, warp, lane);
+  } else {
+    heads = blocked_heads<Shape, REVERSE>(src, s_heads, position, lb.tiles, at.base, at.valid, n, warp, lane);
+  }
   if constexpr (Values::transforms) values.template operator()<Shape>(v, loaded, at.valid, warp, lane);
   /* 3. */
   P x[1][ITEMS];
@@ -294,8 +303,8 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
   } else {
     put_blocked<Shape>(s_buf, y, warp, lane);
     __syncthreads();
-    gather_segment_results<T, Shape>(src, swizzled_results<T, Shape::vec>{s_buf}, tile, lb.tiles, at.base, at.valid,
-                                     n, epilogue);
+    gather_segment_results<T, Shape>(off, swizzled_results<T, Shape::vec>{s_buf}, tile + 1 == lb.tiles, at.base,
+                                     at.valid, epilogue);
   }
 }
 

@@ -60,12 +60,26 @@ struct heads_from_flags {
 
 /* Heads from nseg + 1 offsets (int64_t; sparse's row_ptr: int32_t too);
  * tile_first[t]: the first segment starting at or after tile t's first
- * element. */
+ * element. Without the table (tile_first NULL; segscan_blocked only), each
+ * tile finds its two entries itself and checks a share of the offsets
+ * into *bad (search_tile_offsets). */
 template <typename Offset> struct heads_from_offsets {
   const Offset *offsets;
   uint64_t nseg;
   const uint64_t *tile_first;
+  unsigned *bad = nullptr;
 };
+/* Whether a Source is offsets, and their type (int64_t for flags: unused). */
+template <typename Source> struct source_offsets {
+  static constexpr bool offsets = false;
+  using type = int64_t;
+};
+template <typename Offset> struct source_offsets<heads_from_offsets<Offset>> {
+  static constexpr bool offsets = true;
+  using type = Offset;
+};
+template <typename Source> constexpr bool offsets_source = source_offsets<Source>::offsets;
+template <typename Source> using offset_type = typename source_offsets<Source>::type;
 
 /* Where the scanned values come from: `in` as it is (a transform, such as
  * sparse's products, loads what it needs first, so that those loads are in
@@ -146,6 +160,37 @@ __device__ inline tile_offsets<Offset> global_tile_offsets(const heads_from_offs
   tile_offsets<Offset> t{src.offsets, 0, 0, 0, n};
   tile_segments(src, tile, tiles, &t.first, &t.last);
   return t;
+}
+
+/* global_tile_offsets without the table: warp 0 finds tile t's entries
+ * (tile_first[t] and [t + 1], or nseg past the last tile) by first_beyond,
+ * the table's values for well-formed offsets, into s_entries; the block
+ * also checks its share of the offsets, as tile_first_segments does for
+ * all (any malformed array fails some tile's share). Saves the table's
+ * launch where there are few tiles. Uniform across the block; contains a
+ * barrier. */
+template <typename Offset>
+__device__ inline tile_offsets<Offset> search_tile_offsets(const heads_from_offsets<Offset> &src, uint32_t tile,
+                                                           uint32_t tiles, uint32_t tile_items, uint64_t n,
+                                                           uint64_t (&s_entries)[2]) {
+  if (threadIdx.x < 32) {
+    /* The first s with offsets[s] >= b: 0 for b = 0, else the first beyond b - 1. */
+    const int lane = threadIdx.x;
+    const uint64_t t = tile + (lane >> 4), b = t * tile_items;
+    const uint64_t entry =
+        t >= tiles ? src.nseg : b == 0 ? 0 : first_beyond(src.offsets, 0, src.nseg, n, b - 1, lane);
+    if ((lane & 15) == 0) s_entries[lane >> 4] = entry;
+  }
+  const uint64_t share = (src.nseg + tiles) / tiles; /* ceil((nseg + 1) / tiles) */
+  for (uint64_t s = tile * share + threadIdx.x; s <= src.nseg && s < (tile + uint64_t(1)) * share;
+       s += blockDim.x)
+    if (!offset_in_order(src.offsets, s, src.nseg, n)) *src.bad = 1;
+  __syncthreads();
+  tile_offsets<Offset> off{src.offsets, 0, s_entries[0], s_entries[1], n};
+  if (off.first > src.nseg) off.first = src.nseg;
+  if (off.last > src.nseg) off.last = src.nseg;
+  if (off.last < off.first) off.last = off.first;
+  return off;
 }
 
 /* The tile's start flags from its offsets, as bits in sh (tile positions;

@@ -100,6 +100,34 @@ GP_TILE_FIRST_HD inline uint64_t tile_first_threads(uint64_t nseg, uint64_t tile
 }
 
 #ifdef __CUDACC__
+/* The first i in [lo, hi) whose offset (clamped into [0, n]) is beyond c,
+ * or hi: a 16-ary search by each half-warp (lanes 0-15 and 16-31 search
+ * their own c; every lane of a half ends with its answer). Like the
+ * binary search above, non-decreasing in c for any offsets (both sides of
+ * a probe compare the same entry), so searches for neighbouring bounds
+ * never cross. ceil(log16(hi - lo)) rounds of one load a lane. */
+template <typename Offset>
+__device__ inline uint64_t first_beyond(const Offset *offsets, uint64_t lo, uint64_t hi, uint64_t n, uint64_t c,
+                                        int lane) {
+  const int j = lane & 15, half = lane >> 4;
+  const unsigned mask = 0xffffu << (16 * half);
+  while (lo < hi) { /* the answer lies in [lo, hi] */
+    const uint64_t step = (hi - lo + 15) / 16;
+    const uint64_t p = lo + uint64_t(j + 1) * step - 1;
+    const bool beyond = p >= hi || clamped_offset(offsets, p, n) > c;
+    const unsigned b = (__ballot_sync(mask, beyond) >> (16 * half)) & 0xffffu;
+    if (b == 0) {
+      lo = hi; /* probe 15 is hi - 1 and not beyond */
+    } else {
+      const int f = __ffs(b) - 1;
+      const uint64_t top = lo + uint64_t(f + 1) * step - 1;
+      lo += uint64_t(f) * step;
+      hi = top < hi ? top : hi;
+    }
+  }
+  return lo;
+}
+
 /* The table and the check in one launch (grid-stride over
  * tile_first_threads). *bad is only ever set, never cleared: the caller
  * zeroes it (or accumulates into a deferred-error word). */
