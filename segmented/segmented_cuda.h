@@ -15,11 +15,13 @@
  *     for malformed offsets: each offset read is clamped into [0, n], and a
  *     segment whose end is below its start (after clamping) is empty;
  *   - when any offset was malformed (one outside [0, n], a decrease,
- *     offsets[0] != 0 or offsets[nseg] != n), the call returns
- *     GPU_ERR_INVALID_ARGUMENT, with a message "<entry point>: malformed
- *     offsets ..." (a device flag read back by the call, so such a call waits
- *     for its stream). out then holds unspecified values within its bounds
- *     (the host backend leaves it untouched); in and offsets are unchanged.
+ *     offsets[0] != 0 or offsets[nseg] != n), GPU_ERR_INVALID_ARGUMENT
+ *     with a message of malformed offsets: deferred to gpu_synchronize (the
+ *     thread's deferred-error word in mapped memory; the call does not
+ *     wait), or, where no mapped memory can be had, returned by the call
+ *     after it waits for its stream. out then holds unspecified values
+ *     within its bounds (the host backend leaves it untouched); in and
+ *     offsets are unchanged.
  */
 #ifndef GP_SEGMENTED_CUDA_H
 #define GP_SEGMENTED_CUDA_H

@@ -7,24 +7,28 @@
  * grid, a device constant, so the order of every fold depends on n and the
  * device only and floats give the same bits on every run). A warp walks its
  * chunk a step at a time, with no barrier:
- *   - its values, ITEMS consecutive a lane (four 16-byte loads), are loaded
- *     a step ahead;
- *   - the step's offsets, 32 at a time from a cursor, give its segment
- *     starts (bits in shared memory) and its "end events": offset i ends
- *     segment i - 1, whose result is the scan's value at offsets[i] - 1;
- *   - a scan of (value, start) pairs: lane folds, one warp scan, the warp's
- *     carry from the step before; each item's inclusive value goes to
- *     shared memory, where each event reads its segment's result, and the
- *     results leave in segment order (coalesced).
+ *   - its values, ITEMS consecutive a lane (64 bytes), come by cp.async
+ *     two steps ahead into the warp's stages in shared memory;
+ *   - a step before the next "end event" (offset i ends segment i - 1,
+ *     whose result is the scan's value at offsets[i] - 1) only folds its
+ *     values onto the warp's running value;
+ *   - otherwise the step's offsets, 32 at a time from a cursor, give its
+ *     segment starts (bits in shared memory) and its events; a scan of
+ *     (value, start) pairs (lane folds, one warp scan, the warp's carry
+ *     from the step before) puts each item's inclusive value in the stage,
+ *     where each event reads its segment's result, and the results leave
+ *     in segment order (coalesced).
  * Segments that began before the chunk (its "lead", at most one) are kept
  * as a partial; after one barrier the block folds its warps' aggregates in
  * order, and the block's aggregate goes through the scan's look-back (one
  * entry a block) where a lead reaches back before the block.
  *
  * Why: seg_runs' reduce does a block-wide tile scan a tile (barriers, a
- * transpose), 0.40-0.58 of a copy at 2^28 on the H200, and needs the
- * tile_first[] table (a launch) and n on the host (a read-back): 31-34 us a
- * call at 2^16-2^20.
+ * transpose), 0.40-0.59 of a copy at 2^28 on the H200, and needs the
+ * tile_first[] table (a launch) and n on the host (a read-back): 27-32 us a
+ * call at 2^16-2^20. By warps (bench/NOTES.md): 0.44 / 0.58 / 0.96 of a
+ * copy with segments of 4 / 64 / 4096 (f32; f64 0.57 / 0.63 / 0.99), 12-19
+ * us a call at 2^16-2^20.
  *
  * Chunk w's window of events: indices [e(c0), e(c1)), where e(c) is the
  * first i >= 1 with offsets[i] beyond c (first_beyond, tile_first.cuh; 1
@@ -44,7 +48,8 @@
 namespace gp {
 
 /* Blocks an SM the launch bounds ask for (256 threads each): 3 gives 80
- * registers (4: 64, with 180-280 bytes of spills). */
+ * registers. On the H200 at 2^28, 4 (64 registers, spills) was slower in
+ * 11 of 12 cases, 2 in 4 of 6 (h200_segreduce_warps_ab.txt, calls 1-2). */
 #ifndef GP_SEGREDUCE_WARPS_BLOCKS
 #define GP_SEGREDUCE_WARPS_BLOCKS 3
 #endif
