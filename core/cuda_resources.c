@@ -48,6 +48,18 @@ static void load_address_range(void) {
   cudaGetLastError();
 }
 
+/* Whether p (with attributes *a) is device memory whose allocation the
+ * driver tells; then *left gets the bytes from p to its end. */
+static bool allocation_left(const struct cudaPointerAttributes *a, const void *p, size_t *left) {
+  if (a->type != cudaMemoryTypeDevice) return false;
+  pthread_once(&range_once, load_address_range);
+  CUdeviceptr base = 0;
+  size_t size = 0;
+  if (!address_range || address_range(&base, &size, (CUdeviceptr)(uintptr_t)p) != CUDA_SUCCESS) return false;
+  *left = (size_t)(base + size - (CUdeviceptr)(uintptr_t)p);
+  return true;
+}
+
 gpu_status gp_cuda_check_range(const char *fn, const char *name, const void *p, size_t bytes) {
   struct cudaPointerAttributes a;
   if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
@@ -63,18 +75,14 @@ gpu_status gp_cuda_check_range(const char *fn, const char *name, const void *p, 
                    "%s: %s = %p is not CUDA memory; the CUDA backend needs device, managed or "
                    "pinned memory (gpu_alloc), or select the host backend",
                    fn, name, p);
-  if (a.type != cudaMemoryTypeDevice) return GPU_OK; /* pinned host or managed */
-  pthread_once(&range_once, load_address_range);
-  CUdeviceptr base = 0;
-  size_t size = 0;
-  if (address_range && address_range(&base, &size, (CUdeviceptr)(uintptr_t)p) == CUDA_SUCCESS) {
-    size_t left = (size_t)(base + size - (CUdeviceptr)(uintptr_t)p);
-    if (bytes > left)
-      return gp_fail(GPU_ERR_INVALID_ARGUMENT,
-                     "%s: %s: %zu bytes from %p run past the end of its allocation (%zu bytes "
-                     "left)",
-                     fn, name, bytes, p, left);
-  }
+  /* Device memory of a known allocation: the bytes must fit (pinned host
+   * or managed memory, or an allocation the driver does not tell: no check). */
+  size_t left = 0;
+  if (allocation_left(&a, p, &left) && bytes > left)
+    return gp_fail(GPU_ERR_INVALID_ARGUMENT,
+                   "%s: %s: %zu bytes from %p run past the end of its allocation (%zu bytes "
+                   "left)",
+                   fn, name, bytes, p, left);
   return GPU_OK;
 }
 
@@ -84,13 +92,7 @@ bool gp_cuda_room(const void *p, size_t *bytes) {
     cudaGetLastError();
     return false;
   }
-  if (a.type != cudaMemoryTypeDevice) return false;
-  pthread_once(&range_once, load_address_range);
-  CUdeviceptr base = 0;
-  size_t size = 0;
-  if (!address_range || address_range(&base, &size, (CUdeviceptr)(uintptr_t)p) != CUDA_SUCCESS) return false;
-  *bytes = (size_t)(base + size - (CUdeviceptr)(uintptr_t)p);
-  return true;
+  return allocation_left(&a, p, bytes);
 }
 
 /* -------------------------------------------------------------------- pool */
