@@ -77,6 +77,9 @@ gpu_status gp_check_array(const char *fn, const char *name, const void *p, size_
  * same array. */
 gpu_status gp_check_same_or_disjoint(const char *fn, const char *a_name, const void *a,
                                      const char *b_name, const void *b, size_t bytes);
+/* Whether [a, a+a_bytes) and [b, b+b_bytes) share a byte (none when either
+ * is empty). */
+bool gp_ranges_overlap(const void *a, size_t a_bytes, const void *b, size_t b_bytes);
 /* INVALID_ARGUMENT when [a, a+a_bytes) and [b, b+b_bytes) share a byte, the
  * same array included: for an output that must not alias an input. */
 gpu_status gp_check_disjoint(const char *fn, const char *a_name, const void *a, size_t a_bytes,

@@ -126,11 +126,15 @@ gpu_status gp_check_same_or_disjoint(const char *fn, const char *a_name, const v
   return GPU_OK;
 }
 
+bool gp_ranges_overlap(const void *a, size_t a_bytes, const void *b, size_t b_bytes) {
+  uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+  if (a_bytes == 0 || b_bytes == 0) return false;
+  return x <= y ? y - x < a_bytes : x - y < b_bytes;
+}
+
 gpu_status gp_check_disjoint(const char *fn, const char *a_name, const void *a, size_t a_bytes,
                              const char *b_name, const void *b, size_t b_bytes) {
-  uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
-  if (a_bytes == 0 || b_bytes == 0) return GPU_OK;
-  bool overlap = x <= y ? y - x < a_bytes : x - y < b_bytes;
-  if (overlap) return gp_fail(GPU_ERR_INVALID_ARGUMENT, "%s: %s and %s overlap", fn, a_name, b_name);
+  if (gp_ranges_overlap(a, a_bytes, b, b_bytes))
+    return gp_fail(GPU_ERR_INVALID_ARGUMENT, "%s: %s and %s overlap", fn, a_name, b_name);
   return GPU_OK;
 }

@@ -51,8 +51,8 @@ gpu_status gp_segreduce_cuda(const void *in, const int64_t *offsets, size_t nseg
   size_t room = 0;
   if (GP_SEGREDUCE_NO_WAIT && in && gp_cuda_room(in, &room)) {
     const size_t n_max = room / w;
-    const uintptr_t i = uintptr_t(in), o = uintptr_t(out);
-    if (o + nseg * w <= i || o >= i + n_max * w) return segmented(in, out, n_max, nullptr, offsets, nseg, t, op, 0, true);
+    if (!gp_ranges_overlap(out, nseg * w, in, n_max * w))
+      return segmented(in, out, n_max, nullptr, offsets, nseg, t, op, 0, true);
   }
   /* Otherwise read n (the one wait of this call; the rest of the offsets'
    * check is a deferred error), then in can be checked to hold n elements

@@ -146,12 +146,6 @@ __global__ void __launch_bounds__(warps_reduce_shape<T>::threads, warps_reduce_s
     uint32_t *heads = s_heads[warp];
     T *const stages = reinterpret_cast<T *>(warp_stages) + size_t(warp) * STAGES * STEP;
     constexpr int CHUNKS = ITEMS / VEC; /* 16-byte chunks a lane */
-    /* Step k's values into its stage (swizzled as buf reads them), 16
-     * bytes a copy. STRIPED: the warp's copies cover whole 512-byte spans
-     * (lane l copies chunks l, l + 32, ...), and a lane reads back other
-     * lanes' copies after a __syncwarp; else each lane copies its own 64
-     * bytes. Chunks past c1 are not copied: their lanes load plainly. One
-     * commit group a step, copies or not. */
     /* A lane's chunks: where each goes in a stage, and where it comes
      * from in a step (fixed for the chunk). */
     uint32_t chunk_dst[CHUNKS], chunk_src[CHUNKS];
@@ -167,6 +161,12 @@ __global__ void __launch_bounds__(warps_reduce_shape<T>::threads, warps_reduce_s
     const T *fetch_src = in + c0; /* the next step to fetch */
     uint64_t fetch_left = c1 - c0; /* its items up to c1 */
     int fetch_stage = 0, stage = 0;
+    /* The next step's values into its stage (swizzled as buf reads them),
+     * 16 bytes a copy. STRIPED: the warp's copies cover whole 512-byte
+     * spans (lane l copies chunks l, l + 32, ...), and a lane reads back
+     * other lanes' copies after a __syncwarp; else each lane copies its own
+     * 64 bytes. Chunks past c1 are not copied: their lanes load plainly.
+     * One commit group a step, copies or not. */
     auto fetch = [&]() {
       if (vector_ok && fetch_left > 0) {
         T *const dst = stages + fetch_stage * STEP;
