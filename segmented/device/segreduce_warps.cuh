@@ -7,8 +7,9 @@
  * grid, a device constant, so the order of every fold depends on n and the
  * device only and floats give the same bits on every run). A warp walks its
  * chunk a step at a time, with no barrier:
- *   - its values, ITEMS consecutive a lane (64 bytes), come by cp.async
- *     two steps ahead into the warp's stages in shared memory;
+ *   - its values, 16 consecutive a lane (64 bytes, 128 for 8-byte types),
+ *     come by cp.async two steps ahead into the warp's stages in shared
+ *     memory;
  *   - a step before the next "end event" (offset i ends segment i - 1,
  *     whose result is the scan's value at offsets[i] - 1) only folds its
  *     values onto the warp's running value;
@@ -27,7 +28,7 @@
  * transpose), 0.40-0.59 of a copy at 2^28 on the H200, and needs the
  * tile_first[] table (a launch) and n on the host (a read-back): 27-32 us a
  * call at 2^16-2^20. By warps (bench/NOTES.md): 0.44 / 0.58 / 0.96 of a
- * copy with segments of 4 / 64 / 4096 (f32; f64 0.57 / 0.63 / 0.99), 12-19
+ * copy with segments of 4 / 64 / 4096 (f32; f64 0.55 / 0.83 / 0.98), 12-19
  * us a call at 2^16-2^20.
  *
  * Chunk w's window of events: indices [e(c0), e(c1)), where e(c) is the
@@ -42,16 +43,22 @@
 
 #include "scan/device/tile_pipeline.cuh"
 #include "scan/device/warp_scan.cuh"
-#include "segmented/device/seg_pair.cuh"
+#include "segmented/device/segscan_blocked.cuh"
 #include "segmented/device/tile_first.cuh"
 
 namespace gp {
 
-/* Blocks an SM the launch bounds ask for (256 threads each): 3 gives 80
- * registers. On the H200 at 2^28, 4 (64 registers, spills) was slower in
- * 11 of 12 cases, 2 in 4 of 6 (h200_segreduce_warps_ab.txt, calls 1-2). */
+/* Blocks an SM the launch bounds ask for (256 threads each), for 4-byte
+ * types: 3 gives 80 registers. On the H200 at 2^28, 4 (64 registers,
+ * spills) was slower in 11 of 12 cases, 2 in 4 of 6
+ * (h200_segreduce_warps_ab.txt, calls 1-2). */
 #ifndef GP_SEGREDUCE_WARPS_BLOCKS
 #define GP_SEGREDUCE_WARPS_BLOCKS 3
+#endif
+
+/* The same for 8-byte types: 16 items a lane take 128 registers. */
+#ifndef GP_SEGREDUCE_WARPS_BLOCKS_8
+#define GP_SEGREDUCE_WARPS_BLOCKS_8 2
 #endif
 
 /* How many steps ahead a warp's values are copied (cp.async into shared
@@ -66,24 +73,26 @@ namespace gp {
 #define GP_SEGREDUCE_WARPS_STRIPED 1
 #endif
 
-/* The kernel's block and a lane's step: 64 bytes of consecutive items. */
+/* Bytes of consecutive items a lane takes a step for 8-byte types (4-byte
+ * types: 64, 16 items). 128 (16 items) halves the steps of 64 bytes, and
+ * their fixed costs: f64 at 2^28 with segments of 64 ran at 0.64 -> 0.83
+ * of a copy, of 4096 0.96 -> 0.98, of 4 0.57 -> 0.55 (session 15, call 1). */
+#ifndef GP_SEGREDUCE_WARPS_LANE_BYTES_8
+#define GP_SEGREDUCE_WARPS_LANE_BYTES_8 128
+#endif
+
+/* The kernel's block and a lane's step of consecutive items. */
 template <typename T> struct warps_reduce_shape {
-  static constexpr int threads = 256, warps = threads / 32, min_blocks = GP_SEGREDUCE_WARPS_BLOCKS;
+  static constexpr bool wide = sizeof(T) == 8;
+  static constexpr int threads = 256, warps = threads / 32;
+  static constexpr int min_blocks = wide ? GP_SEGREDUCE_WARPS_BLOCKS_8 : GP_SEGREDUCE_WARPS_BLOCKS;
   static constexpr int vec = 16 / int(sizeof(T));
-  static constexpr int items = 64 / int(sizeof(T));
+  static constexpr int items = (wide ? GP_SEGREDUCE_WARPS_LANE_BYTES_8 : 64) / int(sizeof(T));
   static constexpr int step = 32 * items; /* a warp's step */
   static constexpr int ahead = GP_SEGREDUCE_WARPS_AHEAD, stages = ahead + 1;
   /* Dynamic shared memory: each warp's stages. */
   static constexpr size_t smem = size_t(warps) * stages * step * sizeof(T);
 };
-
-/* Where item p of a step sits in the warp's buffer: 16-byte chunks XORed
- * within groups of eight, so a lane's four vector stores (64 bytes apart
- * from the next lane's) take four wavefronts, not sixteen. */
-template <int VEC> __device__ inline int swizzled_item(int p) {
-  const int c = p / VEC;
-  return (c ^ ((c >> 3) & 7)) * VEC + p % VEC;
-}
 
 /* A lane's ITEMS items from `base`, by plain loads (neutral past `end`). */
 template <typename T, typename Base, int ITEMS>
@@ -113,21 +122,22 @@ __global__ void __launch_bounds__(warps_reduce_shape<T>::threads, warps_reduce_s
   __shared__ uint32_t s_heads[WARPS][STEP / 32];
   extern __shared__ __align__(128) unsigned char warp_stages[]; /* [WARPS][STAGES][STEP] of T */
   __shared__ P s_agg[WARPS];
-  __shared__ T s_lead[WARPS];
   __shared__ uint64_t s_lead_segment[WARPS];
   __shared__ P s_level_fold[LOOKBACK_MAX_LEVELS];
   __shared__ uint32_t s_ticket;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const uint32_t ticket = take_tile(lb, &s_ticket);
-
-  /* n, and this warp's chunk [c0, c1) (chunk 0 also when n = 0: it
-   * writes the empty segments). */
+  /* n = offsets[nseg] is loaded before the ticket is taken: it does not
+   * depend on it. */
   const int64_t n_raw = offsets[nseg];
+  const uint32_t ticket = take_tile(lb, &s_ticket);
+  const uint64_t w = uint64_t(ticket) * WARPS + warp;
+
+  /* This warp's chunk [c0, c1) (chunk 0 also when n = 0: it writes the
+   * empty segments). */
   const uint64_t n = n_raw < 0 ? 0 : uint64_t(n_raw) > n_max ? n_max : uint64_t(n_raw);
   bool malformed = n_raw < 0 || uint64_t(n_raw) > n_max;
   const uint64_t steps = (n + STEP - 1) / STEP;
   const uint64_t per = steps > grid_warps ? (steps + grid_warps - 1) / grid_warps : 1;
-  const uint64_t w = uint64_t(ticket) * WARPS + warp;
   const uint64_t c0 = w * per < steps ? w * per * STEP : n;
   const uint64_t c1 = c0 + per * STEP < n ? c0 + per * STEP : n;
 
@@ -153,11 +163,11 @@ __global__ void __launch_bounds__(warps_reduce_shape<T>::threads, warps_reduce_s
     for (int c = 0; c < CHUNKS; c++) {
       const int chunk = STRIPED ? c * 32 + lane : lane * CHUNKS + c;
       chunk_src[c] = uint32_t(chunk * VEC);
-      chunk_dst[c] = uint32_t(swizzled_item<VEC>(chunk * VEC));
+      chunk_dst[c] = uint32_t(swizzled<VEC>(chunk * VEC));
     }
     uint32_t own_items[CHUNKS]; /* where this lane's items sit in a stage */
 #pragma unroll
-    for (int c = 0; c < CHUNKS; c++) own_items[c] = uint32_t(swizzled_item<VEC>(lane * ITEMS + c * VEC));
+    for (int c = 0; c < CHUNKS; c++) own_items[c] = uint32_t(swizzled<VEC>(lane * ITEMS + c * VEC));
     const T *fetch_src = in + c0; /* the next step to fetch */
     uint64_t fetch_left = c1 - c0; /* its items up to c1 */
     int fetch_stage = 0, stage = 0;
@@ -311,7 +321,7 @@ __global__ void __launch_bounds__(warps_reduce_shape<T>::threads, warps_reduce_s
           if (a >= q || q <= t0 || q > t1) {
             epilogue(i - 1, Base::identity(), true); /* empty (or malformed) */
           } else {
-            const T r = buf[swizzled_item<VEC>(int(q - 1 - t0))];
+            const T r = buf[swizzled<VEC>(int(q - 1 - t0))];
             if (i == first && a < c0) {
               lead = r; /* lane 0: its fold before c0 is the other chunks' */
               lead_segment = i - 1;
@@ -329,7 +339,6 @@ __global__ void __launch_bounds__(warps_reduce_shape<T>::threads, warps_reduce_s
   if (__any_sync(FULL_MASK, malformed) && lane == 0) *bad = 1;
   if (lane == 0) {
     s_agg[warp] = carry;
-    s_lead[warp] = lead;
     s_lead_segment[warp] = lead_segment;
   }
   __syncthreads();
