@@ -51,12 +51,13 @@ inline gpu_status prepare_offsets_check(const char *fn, cudaStream_t stream, gp_
 /* The check alone, for kernels that find their segments themselves: t->bad
  * as prepare_offsets_check gives it; only where no mapped memory exists,
  * a word of pool memory (held in t->tile_first, freed by the caller). */
-inline gpu_status prepare_offsets_check_only(const char *fn, cudaStream_t stream, offsets_table *t) {
+inline gpu_status prepare_offsets_check_only(const char *fn, cudaStream_t stream, offsets_table *t,
+                                             gp_deferred_kind kind = GP_DEFERRED_OFFSETS) {
   gpu_status s = GPU_OK;
-  if (!gp_deferred_word(GP_DEFERRED_OFFSETS) && !gp_mapped_host_word())
+  if (!gp_deferred_word(kind) && !gp_mapped_host_word())
     s = gp_pool_alloc(fn, reinterpret_cast<void **>(&t->tile_first), sizeof(uint64_t));
   if (s != GPU_OK) return s;
-  return prepare_offsets_check(fn, stream, GP_DEFERRED_OFFSETS, false, reinterpret_cast<unsigned *>(t->tile_first), t);
+  return prepare_offsets_check(fn, stream, kind, false, reinterpret_cast<unsigned *>(t->tile_first), t);
 }
 
 template <typename Offset>

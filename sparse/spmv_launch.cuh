@@ -10,6 +10,8 @@
  */
 #pragma once
 
+#include <type_traits>
+
 #include "segmented/segscan_launch.cuh"
 #include "spmv_cuda.h"
 
@@ -22,6 +24,41 @@ __device__ inline double mul_rn(double a, double b) { return __dmul_rn(a, b); }
 __device__ inline float add_rn(float a, float b) { return __fadd_rn(a, b); }
 __device__ inline double add_rn(double a, double b) { return __dadd_rn(a, b); }
 
+/* 1 (default): the values and columns are read with ld.global.cs
+ * (evicted first) and x by the read-only path, so that x, read many times,
+ * stays in L2 while the matrix streams past it; 0: plain loads. On the
+ * H200 (session 15, call 2), f32 with random columns 0.88-0.89 -> 0.96-0.98
+ * of cuSPARSE ALG1, f64 uniform16_4M (x fits L2) 0.64 -> 0.75. */
+#ifndef GP_SPMV_STREAM
+#define GP_SPMV_STREAM 1
+#endif
+
+/* 1 (default): a full tile's columns come as vectors (a thread's VEC
+ * consecutive columns of a row, 16 bytes a load) where col_idx is aligned
+ * for them; 0: one load a column. Banded and stencil matrices, f32: 0.81
+ * -> 0.86 of cuSPARSE ALG1 (the same call). */
+#ifndef GP_SPMV_COLS_VEC
+#define GP_SPMV_COLS_VEC 1
+#endif
+
+/* A thread's VEC consecutive columns of one row from p (aligned to their
+ * size, or to 16 bytes where they take more). */
+template <typename Index, int VEC> struct alignas(VEC * sizeof(Index) < 16 ? VEC * sizeof(Index) : 16) index_run {
+  Index c[VEC];
+};
+template <typename Index, int VEC, bool STREAM> __device__ inline void load_index_run(const Index *p, Index *out) {
+  constexpr int BYTES = VEC * int(sizeof(Index)), PART = BYTES < 16 ? BYTES : 16, PER = PART / int(sizeof(Index));
+#pragma unroll
+  for (int k = 0; k < VEC; k += PER) {
+    const index_run<Index, PER> *at = reinterpret_cast<const index_run<Index, PER> *>(p + k);
+    index_run<Index, PER> r;
+    if constexpr (STREAM && PART == 16) r = load_streaming(at);
+    else r = *at;
+#pragma unroll
+    for (int j = 0; j < PER; j++) out[k + j] = r.c[j];
+  }
+}
+
 /* Element i's value: values[i] * x[col[i]]; a column outside [0, cols)
  * contributes 0 and, where *bad exists, is reported there. The columns are
  * loaded with the tile's values, x is gathered once the flags are found. */
@@ -30,7 +67,9 @@ template <typename T, typename Index> struct csr_products {
   const T *x;
   uint64_t cols;
   unsigned *bad;
+  bool cols_vector_ok; /* col_idx aligned for index_run of a tile's VEC */
   static constexpr bool transforms = true;
+  static constexpr bool stream_loads = GP_SPMV_STREAM != 0;
   struct loaded_columns {
     Index c[16]; /* a thread's items: at most Shape::rows * Shape::vec */
   };
@@ -38,12 +77,19 @@ template <typename T, typename Index> struct csr_products {
   template <typename Shape> __device__ loaded load(uint64_t base, uint32_t valid, int warp, int lane) const {
     static_assert(Shape::rows * Shape::vec <= 16, "loaded_columns holds a thread's items");
     loaded l;
+    if (GP_SPMV_COLS_VEC != 0 && cols_vector_ok && valid == uint32_t(Shape::tile_items)) {
+#pragma unroll
+      for (int r = 0; r < Shape::rows; r++)
+        load_index_run<Index, Shape::vec, stream_loads>(col + base + item_offset<Shape>(warp, lane, r),
+                                                        l.c + r * Shape::vec);
+      return l;
+    }
 #pragma unroll
     for (int r = 0; r < Shape::rows; r++)
 #pragma unroll
       for (int k = 0; k < Shape::vec; k++) {
         const uint32_t i = uint32_t(item_offset<Shape>(warp, lane, r) + k);
-        l.c[r * Shape::vec + k] = i < valid ? col[base + i] : Index(0);
+        l.c[r * Shape::vec + k] = i < valid ? load_item<stream_loads>(col + base + i) : Index(0);
       }
     return l;
   }
@@ -58,7 +104,7 @@ template <typename T, typename Index> struct csr_products {
         if (i >= valid) continue;
         const int64_t c = int64_t(l.c[r * Shape::vec + k]);
         if (c >= 0 && uint64_t(c) < cols) {
-          v[r][k] = mul_rn(v[r][k], x[c]);
+          v[r][k] = mul_rn(v[r][k], stream_loads ? __ldg(x + c) : x[c]);
         } else {
           v[r][k] = T(0);
           if (bad) *bad = 1;
@@ -93,11 +139,37 @@ struct spmv_plan_state {
   bool malformed;
 };
 
-/* Tiles of 8 items a thread below 2^21 nonzeros (more blocks for the SMs:
- * the real matrices run 10% faster), of 16 above (more bytes in flight a
- * block: the large generated ones run 5-25% faster). Plans and direct
- * calls choose alike, so their bits agree. */
+/* Tiles of 8 items a thread below 2^21 nonzeros (seg_small_shape: more
+ * blocks for the SMs, the real matrices run 10% faster). Above, for f32,
+ * 512 threads of 16 items at 2 blocks an SM (the segmented scans' shape;
+ * more bytes in flight a block: the large generated matrices ran 5-25%
+ * faster than with 8 items); for f64, 256 threads of 8 items at 4 blocks
+ * (session 15, call 4, plan / ALG1 on the generated matrices: 256 x 16 at
+ * 2, the scans' shape, 0.68-0.86; 256 x 16 at 3 0.82-0.96; 512 x 8 at 2
+ * 0.81-0.97; 256 x 8 at 4 0.83-0.97). Plans and direct calls choose
+ * alike, so their bits agree. The macros are for A/B library builds. */
 constexpr uint64_t SPMV_LARGE_NNZ = uint64_t(1) << 21;
+
+/* Products over at most this many tiles (2^19 nonzeros: every matrix in
+ * ../shared/data) run one tile a block, and direct ones search their rows
+ * instead of a table's launch; 0: always seg_runs on a table, for A/B
+ * library builds. */
+#ifndef GP_SPMV_SEARCH_TILES
+#define GP_SPMV_SEARCH_TILES GP_SEG_SEARCH_TILES
+#endif
+#ifndef GP_SPMV_LARGE_4_THREADS
+#define GP_SPMV_LARGE_4_THREADS 512
+#endif
+#ifndef GP_SPMV_LARGE_4_ROWS
+#define GP_SPMV_LARGE_4_ROWS 4
+#endif
+#ifndef GP_SPMV_LARGE_4_BLOCKS
+#define GP_SPMV_LARGE_4_BLOCKS 2
+#endif
+template <int B>
+using spmv_large_shape =
+    std::conditional_t<B == 8, seg_tile_shape<256, 4, 2, 4>,
+                       seg_tile_shape<GP_SPMV_LARGE_4_THREADS, GP_SPMV_LARGE_4_ROWS, 4, GP_SPMV_LARGE_4_BLOCKS>>;
 template <typename T, typename Index, typename Shape>
 gpu_status spmv_product_shaped(const char *fn, const gpu_csr *A, double alpha, const void *x, double beta, void *y,
                                const uint64_t *plan_tile_first);
@@ -112,7 +184,7 @@ gpu_status spmv_product(const char *fn, const gpu_csr *A, double alpha, const vo
                         const uint64_t *plan_tile_first) {
   return uint64_t(A->nnz) < SPMV_LARGE_NNZ
              ? spmv_product_shaped<T, Index, seg_small_shape<sizeof(T)>>(fn, A, alpha, x, beta, y, plan_tile_first)
-             : spmv_product_shaped<T, Index, seg_large_shape<sizeof(T)>>(fn, A, alpha, x, beta, y, plan_tile_first);
+             : spmv_product_shaped<T, Index, spmv_large_shape<sizeof(T)>>(fn, A, alpha, x, beta, y, plan_tile_first);
 }
 
 template <typename T, typename Index, typename Shape>
@@ -130,19 +202,36 @@ gpu_status spmv_product_shaped(const char *fn, const gpu_csr *A, double alpha, c
   const uint64_t tiles = (nnz + Shape::tile_items - 1) / Shape::tile_items;
   if (tiles > 0x7fffffffu) return gp_fail(GPU_ERR_UNSUPPORTED, "%s: nnz = %llu is too large", fn, (unsigned long long)nnz);
   const Index *row_ptr = static_cast<const Index *>(A->row_ptr);
+  /* Few tiles: one tile a block (segscan_blocked), and a direct product's
+   * tiles find their rows themselves (and check their share of row_ptr):
+   * no table, one launch. A plan runs the same kernel on its table, so the
+   * two give the same bits. */
+  constexpr bool small = std::is_same_v<Shape, seg_small_shape<sizeof(T)>>; /* large: more tiles than that */
+  const bool blocked = small && tiles <= GP_SPMV_SEARCH_TILES;
   offsets_table table;
   gpu_status s = GPU_OK;
   if (!plan_tile_first)
-    s = build_offsets_table<Index>(fn, row_ptr, rows, nnz, Shape::tile_items, tiles, stream, GP_DEFERRED_CSR,
-                                   false, &table);
-  const heads_from_offsets<Index> src{row_ptr, rows, plan_tile_first ? plan_tile_first : table.tile_first};
+    s = blocked ? prepare_offsets_check_only(fn, stream, &table, GP_DEFERRED_CSR)
+                : build_offsets_table<Index>(fn, row_ptr, rows, nnz, Shape::tile_items, tiles, stream,
+                                             GP_DEFERRED_CSR, false, &table);
+  const uint64_t *tile_first = plan_tile_first ? plan_tile_first : blocked ? nullptr : table.tile_first;
+  const heads_from_offsets<Index> src{row_ptr, rows, tile_first, table.bad};
   /* A plan run's bad columns go to the deferred word; where no mapped memory
    * exists (gp_deferred_word NULL) they are only clamped, not reported. */
-  const csr_products<T, Index> products{static_cast<const Index *>(A->col_idx), static_cast<const T *>(x), cols,
-                                        plan_tile_first ? gp_deferred_word(GP_DEFERRED_CSR) : table.bad};
+  const Index *col = static_cast<const Index *>(A->col_idx);
+  constexpr size_t run_bytes = Shape::vec * sizeof(Index) < 16 ? Shape::vec * sizeof(Index) : 16;
+  const csr_products<T, Index> products{col, static_cast<const T *>(x), cols,
+                                        plan_tile_first ? gp_deferred_word(GP_DEFERRED_CSR) : table.bad,
+                                        reinterpret_cast<uintptr_t>(col) % run_bytes == 0};
   const spmv_results<T> results{yy, T(alpha), T(beta), read_y};
   const T *values = static_cast<const T *>(A->values);
-  if (s == GPU_OK)
+  if constexpr (small) {
+    if (s == GPU_OK && blocked)
+      s = segscan_launch<T, GPU_ADD, false, heads_from_offsets<Index>, true, csr_products<T, Index>,
+                         spmv_results<T>, Shape>(fn, values, nullptr, nnz, false, aligned16(values), src, tiles,
+                                                 stream, products, results);
+  }
+  if (s == GPU_OK && !blocked)
     s = segreduce_launch<T, GPU_ADD, Index, csr_products<T, Index>, spmv_results<T>, Shape>(
         fn, values, nnz, aligned16(values), src, tiles, stream, products, results);
   if (!plan_tile_first) {
@@ -160,7 +249,7 @@ gpu_status spmv_product_shaped(const char *fn, const gpu_csr *A, double alpha, c
 /* A plan's table: tile_first[] of A, with A's row_ptr checked once. */
 template <typename T, typename Index> gpu_status spmv_plan_table(const gpu_csr *A, spmv_plan_state *plan) {
   return uint64_t(A->nnz) < SPMV_LARGE_NNZ ? spmv_plan_table_shaped<T, Index, seg_small_shape<sizeof(T)>>(A, plan)
-                                           : spmv_plan_table_shaped<T, Index, seg_large_shape<sizeof(T)>>(A, plan);
+                                           : spmv_plan_table_shaped<T, Index, spmv_large_shape<sizeof(T)>>(A, plan);
 }
 
 template <typename T, typename Index, typename Shape>

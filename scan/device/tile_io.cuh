@@ -38,14 +38,34 @@ template <typename Shape> __device__ inline int item_offset(int warp, int lane, 
 /* 16-byte vector of VEC items. */
 template <typename T, int VEC> struct alignas(16) vec16 { T v[VEC]; };
 
-template <typename Shape, typename T>
+/* A 16-byte vector read once (ld.global.cs: evicted first from L1 and
+ * L2), so that what is read many times (SpMV's x) stays in L2. (This file
+ * is also compiled by NVRTC, which has no <cstring>: no memcpy.) */
+template <typename V> __device__ inline V load_streaming(const V *p) {
+  static_assert(sizeof(V) == 16 && alignof(V) == 16, "16-byte vectors");
+  V v;
+  *reinterpret_cast<uint4 *>(&v) = __ldcs(reinterpret_cast<const uint4 *>(p));
+  return v;
+}
+
+/* An item, read once where STREAM (ld.global.cs), else plainly. */
+template <bool STREAM, typename T> __device__ inline T load_item(const T *p) {
+  if constexpr (STREAM) return __ldcs(p);
+  else return *p;
+}
+
+/* STREAM: the tile is read once (load_streaming). */
+template <typename Shape, bool STREAM = false, typename T>
 __device__ inline void load_tile(const T *tile, uint32_t valid, bool vector_ok, int warp, int lane,
                                  T (&x)[Shape::rows][Shape::vec], T pad) {
   constexpr int VEC = Shape::vec;
   if (vector_ok && valid == uint32_t(Shape::tile_items)) {
 #pragma unroll
     for (int r = 0; r < Shape::rows; r++) {
-      vec16<T, VEC> v = *reinterpret_cast<const vec16<T, VEC> *>(tile + item_offset<Shape>(warp, lane, r));
+      const vec16<T, VEC> *at = reinterpret_cast<const vec16<T, VEC> *>(tile + item_offset<Shape>(warp, lane, r));
+      vec16<T, VEC> v;
+      if constexpr (STREAM) v = load_streaming(at);
+      else v = *at;
 #pragma unroll
       for (int k = 0; k < VEC; k++) x[r][k] = v.v[k];
     }
@@ -55,7 +75,7 @@ __device__ inline void load_tile(const T *tile, uint32_t valid, bool vector_ok, 
 #pragma unroll
       for (int k = 0; k < VEC; k++) {
         uint32_t i = item_offset<Shape>(warp, lane, r) + k;
-        x[r][k] = i < valid ? tile[i] : pad;
+        x[r][k] = i < valid ? load_item<STREAM>(tile + i) : pad;
       }
   }
 }

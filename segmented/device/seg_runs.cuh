@@ -337,7 +337,8 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
     const uint32_t valid = uint32_t(min(n - base, uint64_t(Shape::tile_items)));
     T *buf = buffer_of(tile);
     T v[Shape::rows][Shape::vec];
-    if constexpr (!PREFETCH) load_tile<Shape>(in + base, valid, vector_ok, warp, lane, v, Base::neutral());
+    if constexpr (!PREFETCH)
+      load_tile<Shape, Values::stream_loads>(in + base, valid, vector_ok, warp, lane, v, Base::neutral());
     const auto loaded = values.template load<Shape>(base, valid, warp, lane);
     /* This tile's copies are done (the next tile's may be in flight); the
      * barriers in stage_offset_heads show them to the whole block. */

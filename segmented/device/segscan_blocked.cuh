@@ -263,7 +263,7 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
   const tile_place<Shape, REVERSE> at(tile, lb.tiles, n);
   /* 1. The values (and what a transform loads) first: in flight while the flags are found. */
   T v[Shape::rows][Shape::vec];
-  load_tile<Shape>(in + at.base, at.valid, vector_ok, warp, lane, v, Base::neutral());
+  load_tile<Shape, Values::stream_loads>(in + at.base, at.valid, vector_ok, warp, lane, v, Base::neutral());
   const auto loaded = values.template load<Shape>(at.base, at.valid, warp, lane);
   /* 2. Over offsets: the tile's segments, from the table or searched. */
   const uint32_t position = REVERSE ? lb.tiles - 1 - tile : tile;

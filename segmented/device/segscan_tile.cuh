@@ -45,13 +45,33 @@ template <int THREADS, int ROWS, int VEC, int MIN_BLOCKS> struct seg_tile_shape 
  *    least ratio to cuSPARSE 0.53 -> 0.64). At 2^16 it is 5% slower than
  *    256 at 3 (fewer, larger tiles). ncu at 256 x 3: half the stall cycles
  *    at barriers, so the gain is more warps to run while a tile waits.
- *  - large, 8-byte: 256 threads at 2 (not swept for the blocked kernel).
+ *  - large, 8-byte: 256 threads at 2. Swept in session 15 (call 4, f64
+ *    scans at 2^20-2^28, `h200_seg_shapes_ab.txt`): 8 items at 4 blocks
+ *    took offsets with segments of 4 at 2^28 from 0.63 to 0.72 of a copy
+ *    but 2^20 from 1.0-1.2x CUB to 0.75-0.87x (twice the tiles: past the
+ *    table-free search's 256); 512 x 8 at 2 0.68 there, the rest equal;
+ *    256 x 16 at 3 spills and is slower; 512 x 16 needs more than 48 KB of
+ *    static shared memory. (SpMV's f64 tiles differ: spmv_launch.cuh.)
  *  - small (SpMV below 2^21 nonzeros): 256 threads of 8 items at 4 blocks
  *    (4-byte) or 3.
  * Each is 2 to 8 rows of one 16-byte vector a thread, as the blocked
  * kernel's transposes require. */
 template <int B> using seg_small_shape = seg_tile_shape<256, 8 * B / 16, 16 / B, B == 8 ? 3 : 4>;
-template <int B> using seg_large_shape = seg_tile_shape<B == 8 ? 256 : 512, 16 * B / 16, 16 / B, 2>;
+/* The large 8-byte shape, for A/B library builds: threads, rows of one
+ * 16-byte vector (items a thread = 2 x rows), blocks an SM. */
+#ifndef GP_SEG_LARGE_8_THREADS
+#define GP_SEG_LARGE_8_THREADS 256
+#endif
+#ifndef GP_SEG_LARGE_8_ROWS
+#define GP_SEG_LARGE_8_ROWS 8
+#endif
+#ifndef GP_SEG_LARGE_8_BLOCKS
+#define GP_SEG_LARGE_8_BLOCKS 2
+#endif
+template <int B>
+using seg_large_shape =
+    seg_tile_shape<B == 8 ? GP_SEG_LARGE_8_THREADS : 512, B == 8 ? GP_SEG_LARGE_8_ROWS : 4, 16 / B,
+                   B == 8 ? GP_SEG_LARGE_8_BLOCKS : 2>;
 
 /* Heads from a byte array: heads[i] != 0 starts a segment at i. */
 struct heads_from_flags {
@@ -88,6 +108,7 @@ template <typename Source> using offset_type = typename source_offsets<Source>::
  * kernel's transpose. */
 struct plain_values {
   static constexpr bool transforms = false;
+  static constexpr bool stream_loads = false; /* load_tile's STREAM for the values */
   struct loaded {};
   template <typename Shape> __device__ loaded load(uint64_t, uint32_t, int, int) const { return {}; }
   template <typename Shape, typename T>
