@@ -73,6 +73,22 @@ int main() {
        "gpu_upload");
   cudaMemset(x, 0, rows * 4);
   cudaMemset(in, 0, 4096 * 4);
+  /* Segmented calls on 2^16 elements in segments of 4096 and 64. */
+  const size_t seg_n = size_t(1) << 16;
+  std::vector<int64_t> long_offsets, short_offsets;
+  for (size_t i = 0; i <= seg_n; i += 4096) long_offsets.push_back(int64_t(i));
+  for (size_t i = 0; i <= seg_n; i += 64) short_offsets.push_back(int64_t(i));
+  void *seg_in = nullptr, *seg_out = nullptr, *d_long = nullptr, *d_short = nullptr;
+  must(gpu_alloc(&seg_in, seg_n * 4) == GPU_OK && gpu_alloc(&seg_out, seg_n * 4) == GPU_OK &&
+           gpu_alloc(&d_long, long_offsets.size() * 8) == GPU_OK &&
+           gpu_alloc(&d_short, short_offsets.size() * 8) == GPU_OK,
+       "gpu_alloc");
+  must(gpu_upload(d_long, long_offsets.data(), long_offsets.size() * 8) == GPU_OK &&
+           gpu_upload(d_short, short_offsets.data(), short_offsets.size() * 8) == GPU_OK,
+       "gpu_upload");
+  cudaMemset(seg_in, 0, seg_n * 4);
+  const auto *long_off = static_cast<const int64_t *>(d_long), *short_off = static_cast<const int64_t *>(d_short);
+  const size_t long_nseg = long_offsets.size() - 1, short_nseg = short_offsets.size() - 1;
   gpu_csr A{};
   A.rows = rows, A.cols = rows, A.nnz = int64_t(col.size());
   A.row_ptr = d_row, A.col_idx = d_col, A.values = d_val;
@@ -98,15 +114,25 @@ int main() {
       {"gpu_scan i32, n = 4096 (one tile)", [&] { gpu_scan(in, out, 4096, GPU_I32, GPU_ADD, 0); }},
       {"gpu_spmv_plan_run, 1000 rows, 2998 nnz", [&] { gpu_spmv_plan_run(plan, x, y, 1.0, 0.0); }},
       {"gpu_spmv (direct), same matrix", [&] { gpu_spmv(&A, x, y, 1.0, 0.0); }},
+      {"gpu_segreduce i32, 2^16, L = 4096",
+       [&] { gpu_segreduce(seg_in, long_off, long_nseg, seg_out, GPU_I32, GPU_ADD); }},
+      {"gpu_segreduce i32, 2^16, L = 64",
+       [&] { gpu_segreduce(seg_in, short_off, short_nseg, seg_out, GPU_I32, GPU_ADD); }},
+      {"gpu_segscan_offsets i32, 2^16, L = 64",
+       [&] { gpu_segscan_offsets(seg_in, seg_out, seg_n, short_off, short_nseg, GPU_I32, GPU_ADD, 0); }},
   };
   /* The gpuprim calls must succeed, or the loop would time their refusal. */
   must(gpu_scan(in, out, 4096, GPU_I32, GPU_ADD, 0) == GPU_OK && gpu_spmv_plan_run(plan, x, y, 1.0, 0.0) == GPU_OK &&
-           gpu_spmv(&A, x, y, 1.0, 0.0) == GPU_OK && gpu_synchronize() == GPU_OK,
+           gpu_spmv(&A, x, y, 1.0, 0.0) == GPU_OK &&
+           gpu_segreduce(seg_in, long_off, long_nseg, seg_out, GPU_I32, GPU_ADD) == GPU_OK &&
+           gpu_segreduce(seg_in, short_off, short_nseg, seg_out, GPU_I32, GPU_ADD) == GPU_OK &&
+           gpu_segscan_offsets(seg_in, seg_out, seg_n, short_off, short_nseg, GPU_I32, GPU_ADD, 0) == GPU_OK &&
+           gpu_synchronize() == GPU_OK,
        "a probed gpuprim call");
   std::printf("host time per call, us (median of 7 rounds of 2000 calls issued back to back)\n");
   for (const probe &p : probes) std::printf("  %-42s %8.2f\n", p.name, us_per_call(p.f));
   must(gpu_synchronize() == GPU_OK, "gpu_synchronize");
   gpu_spmv_plan_destroy(plan);
-  for (void *p : {d_row, d_col, d_val, x, y, in, out}) gpu_free(p);
+  for (void *p : {d_row, d_col, d_val, x, y, in, out, seg_in, seg_out, d_long, d_short}) gpu_free(p);
   return 0;
 }
