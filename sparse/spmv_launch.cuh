@@ -1,8 +1,8 @@
 /*
- * CSR SpMV on the segmented reduce (segmented/device/segscan_blocked.cuh): the
- * nonzeros are the elements, the rows are the segments (row_ptr their
- * offsets), and each element's value is its product with x, computed when
- * its tile lands. Work is split by nonzeros, in tiles of equal size, so one
+ * CSR SpMV on the segmented reduce (segmented/device/segscan_blocked.cuh up
+ * to GP_SPMV_SEARCH_TILES tiles, seg_runs.cuh above): the nonzeros are the
+ * elements, the rows are the segments (row_ptr their offsets), and each
+ * element's value is its product with x, computed when its tile lands. Work is split by nonzeros, in tiles of equal size, so one
  * long row is spread over many tiles like any long segment, and empty rows
  * cost nothing but their epilogue. Each row's sum comes from the scan's
  * fixed-order tree: the same bits on every run, with or without a plan.
@@ -143,20 +143,14 @@ struct spmv_plan_state {
  * blocks for the SMs, the real matrices run 10% faster). Above, for f32,
  * 512 threads of 16 items at 2 blocks an SM (the segmented scans' shape;
  * more bytes in flight a block: the large generated matrices ran 5-25%
- * faster than with 8 items); for f64, 256 threads of 8 items at 4 blocks
- * (session 15, call 4, plan / ALG1 on the generated matrices: 256 x 16 at
- * 2, the scans' shape, 0.68-0.86; 256 x 16 at 3 0.82-0.96; 512 x 8 at 2
+ * faster than with 8 items; in session 15, call 5, 256 x 8 at 4 and
+ * 512 x 8 at 2 took banded and stencil from 0.85-0.87 of ALG1 to
+ * 0.71-0.74); for f64, 256 threads of 8 items at 4 blocks (session 15,
+ * call 4, plan / ALG1 on the generated matrices: 256 x 16 at 2, the
+ * scans' shape, 0.68-0.86; 256 x 16 at 3 0.82-0.96; 512 x 8 at 2
  * 0.81-0.97; 256 x 8 at 4 0.83-0.97). Plans and direct calls choose
  * alike, so their bits agree. The macros are for A/B library builds. */
 constexpr uint64_t SPMV_LARGE_NNZ = uint64_t(1) << 21;
-
-/* Products over at most this many tiles (2^19 nonzeros: every matrix in
- * ../shared/data) run one tile a block, and direct ones search their rows
- * instead of a table's launch; 0: always seg_runs on a table, for A/B
- * library builds. */
-#ifndef GP_SPMV_SEARCH_TILES
-#define GP_SPMV_SEARCH_TILES GP_SEG_SEARCH_TILES
-#endif
 #ifndef GP_SPMV_LARGE_4_THREADS
 #define GP_SPMV_LARGE_4_THREADS 512
 #endif
@@ -170,6 +164,15 @@ template <int B>
 using spmv_large_shape =
     std::conditional_t<B == 8, seg_tile_shape<256, 4, 2, 4>,
                        seg_tile_shape<GP_SPMV_LARGE_4_THREADS, GP_SPMV_LARGE_4_ROWS, 4, GP_SPMV_LARGE_4_BLOCKS>>;
+
+/* Products over at most this many tiles (2^19 nonzeros: every matrix in
+ * ../shared/data) run one tile a block, and direct ones search their rows
+ * instead of a table's launch (session 15, call 7: direct products on the
+ * real matrices 0.61-0.62 -> 0.89-0.91 of ALG1, plans 0.92-0.95 ->
+ * 1.02-1.04); 0: always seg_runs on a table, for A/B library builds. */
+#ifndef GP_SPMV_SEARCH_TILES
+#define GP_SPMV_SEARCH_TILES GP_SEG_SEARCH_TILES
+#endif
 template <typename T, typename Index, typename Shape>
 gpu_status spmv_product_shaped(const char *fn, const gpu_csr *A, double alpha, const void *x, double beta, void *y,
                                const uint64_t *plan_tile_first);
