@@ -136,8 +136,10 @@ static int64_t corrupt_value(const corruption *c, gpu_dtype it) {
  * refuses its runs at once. Products with alpha == 0 still work: y = 2 y.
  * (That nothing is touched outside the arrays is compute-sanitizer's to see.) */
 static void cuda_malformed_products(const gpu_csr *A, const double *x, double *y, const double *hy, bool bad_row_ptr) {
+  const size_t rows = (size_t)A->rows;
+  double *twice = tu_xmalloc(rows * sizeof(double));
   for (int planned = 0; planned < 2; planned++) {
-    tu_upload(y, hy, 40 * sizeof(double));
+    tu_upload(y, hy, rows * sizeof(double));
     gpu_spmv_plan *plan = NULL;
     if (planned) ck_assert_msg(gpu_spmv_plan_create(&plan, A) == GPU_OK, "%s", gpu_last_error());
     gpu_status s = planned ? gpu_spmv_plan_run(plan, x, y, 1, 1) : gpu_spmv(A, x, y, 1, 1);
@@ -151,14 +153,15 @@ static void cuda_malformed_products(const gpu_csr *A, const double *x, double *y
       ck_assert_msg(strstr(gpu_last_error(), "malformed matrix"), "%s", gpu_last_error());
     }
     ck_assert_msg(gpu_synchronize() == GPU_OK, "the deferred error is reported once: %s", gpu_last_error());
-    tu_upload(y, hy, 40 * sizeof(double));
+    tu_upload(y, hy, rows * sizeof(double));
     s = planned ? gpu_spmv_plan_run(plan, x, y, 0, 2) : gpu_spmv(A, x, y, 0, 2); /* reads neither A nor x */
     ck_assert_msg(s == GPU_OK && gpu_synchronize() == GPU_OK, "%s", gpu_last_error());
-    double twice[40];
-    tu_download(twice, y, sizeof twice);
-    for (int i = 0; i < 40; i++) ck_assert_msg(twice[i] == 2 * hy[i], "alpha 0, beta 2: y[%d] = %g, not %g", i, twice[i], 2 * hy[i]);
+    tu_download(twice, y, rows * sizeof(double));
+    for (size_t i = 0; i < rows; i++)
+      ck_assert_msg(twice[i] == 2 * hy[i], "alpha 0, beta 2: y[%zu] = %g, not %g", i, twice[i], 2 * hy[i]);
     gpu_spmv_plan_destroy(plan);
   }
+  free(twice);
 }
 
 START_TEST(malformed_matrices) {
@@ -220,9 +223,61 @@ START_TEST(malformed_matrices) {
 }
 END_TEST
 
+/* The same far into a matrix of many tiles (on CUDA, up to 256 tiles, each
+ * tile checks its own share of row_ptr; a corruption near the end is a late
+ * tile's to find), and past the last tile's first rows. */
+START_TEST(malformed_across_tiles) {
+  const int64_t rows = 30000, cols = 500;
+  ref_csr h = spmv_random_matrix(rows, cols, 12, 0);
+  int64_t r = rows - 1234; /* a row with entries, after one with entries */
+  while (h.row_ptr[r + 1] == h.row_ptr[r] || h.row_ptr[r] == h.row_ptr[r - 1]) r++;
+  const int64_t nnz = h.nnz;
+  const corruption cases[] = {
+      {'r', r, h.row_ptr[r - 1] - 1, 0, "A is malformed"}, /* below the row before */
+      {'c', h.row_ptr[r], cols, 0, "A is malformed"},
+      {'c', nnz - 1, -1, 0, "A is malformed"},
+      {'r', rows, nnz + 1, 0, "A is malformed"},
+  };
+  const bool host = gpu_get_backend() == GPU_BACKEND_HOST;
+  double *hx = tu_xmalloc((size_t)cols * sizeof(double)), *hy = tu_xmalloc((size_t)rows * sizeof(double));
+  tu_fill(hx, (size_t)cols, GPU_F64, TU_FULL);
+  tu_fill(hy, (size_t)rows, GPU_F64, TU_FULL);
+  double *x = spmv_upload_vector(hx, cols, GPU_F64), *y = tu_alloc((size_t)rows * sizeof(double));
+  for (int t = 0; t < 2; t++) {
+    const gpu_dtype it = t ? GPU_I64 : GPU_I32;
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+      const corruption *c = &cases[k];
+      int64_t *target = c->array == 'r' ? h.row_ptr : h.col_idx, kept = target[c->at];
+      target[c->at] = corrupt_value(c, it);
+      gpu_csr A = spmv_upload_matrix(&h, it, GPU_F64);
+      target[c->at] = kept;
+      ck_assert_msg(gpu_csr_validate(&A) == GPU_ERR_INVALID_ARGUMENT, "case %zu", k);
+      if (!host) {
+        cuda_malformed_products(&A, x, y, hy, c->array == 'r');
+      } else {
+        for (int planned = 0; planned < 2; planned++) {
+          gpu_spmv_plan *plan = NULL;
+          if (planned) ck_assert(gpu_spmv_plan_create(&plan, &A) == GPU_OK);
+          gpu_status s = planned ? gpu_spmv_plan_run(plan, x, y, 1, 1) : gpu_spmv(&A, x, y, 1, 1);
+          spmv_expect_refused(s, c->words);
+          gpu_spmv_plan_destroy(plan);
+        }
+      }
+      ck_assert(gpu_csr_free(&A) == GPU_OK);
+    }
+  }
+  tu_free(x);
+  tu_free(y);
+  free(hx);
+  free(hy);
+  ref_free(&h);
+}
+END_TEST
+
 TCase *test_spmv_args_tcase(void) {
   TCase *tc = tu_tcase("arguments");
   tcase_add_test(tc, bad_arguments);
   tcase_add_test(tc, malformed_matrices);
+  tcase_add_test(tc, malformed_across_tiles);
   return tc;
 }
