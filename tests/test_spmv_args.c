@@ -131,6 +131,15 @@ static int64_t corrupt_value(const corruption *c, gpu_dtype it) {
   return c->value;
 }
 
+/* h with corruption c, uploaded with index type it (h itself is restored). */
+static gpu_csr upload_corrupted(ref_csr *h, const corruption *c, gpu_dtype it) {
+  int64_t *target = c->array == 'r' ? h->row_ptr : h->col_idx, kept = target[c->at];
+  target[c->at] = corrupt_value(c, it);
+  gpu_csr A = spmv_upload_matrix(h, it, GPU_F64);
+  target[c->at] = kept;
+  return A;
+}
+
 /* CUDA: a product with a malformed A returns GPU_OK (its check is not waited
  * for) and gpu_synchronize reports it, once; a plan made of a bad row_ptr
  * refuses its runs at once. Products with alpha == 0 still work: y = 2 y.
@@ -189,10 +198,7 @@ START_TEST(malformed_matrices) {
     const gpu_dtype it = t ? GPU_I64 : GPU_I32;
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
       const corruption *c = &cases[k];
-      int64_t *target = c->array == 'r' ? h.row_ptr : h.col_idx, kept = target[c->at];
-      target[c->at] = corrupt_value(c, it);
-      gpu_csr A = spmv_upload_matrix(&h, it, GPU_F64);
-      target[c->at] = kept;
+      gpu_csr A = upload_corrupted(&h, c, it);
       ck_assert(gpu_csr_validate(&A) == GPU_ERR_INVALID_ARGUMENT);
       if (!host) {
         cuda_malformed_products(&A, x, y, hy, c->array == 'r');
@@ -247,10 +253,7 @@ START_TEST(malformed_across_tiles) {
     const gpu_dtype it = t ? GPU_I64 : GPU_I32;
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
       const corruption *c = &cases[k];
-      int64_t *target = c->array == 'r' ? h.row_ptr : h.col_idx, kept = target[c->at];
-      target[c->at] = corrupt_value(c, it);
-      gpu_csr A = spmv_upload_matrix(&h, it, GPU_F64);
-      target[c->at] = kept;
+      gpu_csr A = upload_corrupted(&h, c, it);
       ck_assert_msg(gpu_csr_validate(&A) == GPU_ERR_INVALID_ARGUMENT, "case %zu", k);
       if (!host) {
         cuda_malformed_products(&A, x, y, hy, c->array == 'r');
