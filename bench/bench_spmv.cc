@@ -7,6 +7,11 @@
 //   alg1    cusparseSpMV, CUSPARSE_SPMV_CSR_ALG1 } each with its own
 //   alg2    cusparseSpMV, CUSPARSE_SPMV_CSR_ALG2 } descriptors and buffer,
 //           preprocessed once (cusparse_shim.h)
+//   floor   not a product: a plain kernel that only streams A, gathers x
+//           and writes y (spmv_floor.h), an estimate of the fastest a
+//           product of that matrix can be (not a bound: ALG1 beats it on
+//           f64 with random columns); its table says how near cuSPARSE and
+//           gpuprim come to it, so how much any kernel might gain
 // Matrices (spmv_matrices.h): the real ones in <data>/matrices, data being
 // GPUPRIM_TEST_DATA or else ../shared/data beside the source tree (all under
 // 600K nonzeros: launch-bound), and generated ones: uniform 16 a row at 4M
@@ -42,6 +47,7 @@
 #include "cub_shim.h"
 #include "cusparse_shim.h"
 #include "gpuprim.h"
+#include "spmv_floor.h"
 #include "spmv_matrices.h"
 
 namespace {
@@ -70,6 +76,7 @@ struct product {
   double beta;
   gpu_spmv_plan *plan;
   cusparse_spmv *alg[2];  // alg[1] NULL when cuSPARSE refused ALG2
+  void *y_floor, *floor_scratch;
 };
 
 void must_run(gpu_status s, const char *what) {
@@ -94,6 +101,11 @@ void timed_alg1(void *arg) {
 
 void timed_alg2(void *arg) {
   if (cusparse_spmv_run(static_cast<product *>(arg)->alg[1]) != 0) std::exit(2);
+}
+
+void timed_floor(void *arg) {
+  auto *p = static_cast<product *>(arg);
+  if (spmv_floor_run(p->A, p->x, p->y_floor, p->floor_scratch) != 0) std::exit(2);
 }
 
 double value_at(const void *p, int64_t i, gpu_dtype t) {
@@ -130,7 +142,7 @@ std::string checked(const char *who, gpu_status s, const void *y, const void *re
 // What the summary reads: one row a matrix (and beta), f32 and f64 side by side.
 struct side {
   bool ran = false;
-  double plan_us = NAN, direct_us = NAN, alg1_us = NAN, alg2_us = NAN;
+  double plan_us = NAN, direct_us = NAN, alg1_us = NAN, alg2_us = NAN, floor_us = NAN;
   // In a loop of products (a solver's regime): time per product, and the
   // calling thread's time per call (real matrices only).
   double plan_loop_us = NAN, alg1_loop_us = NAN, plan_host_us = NAN, alg1_host_us = NAN;
@@ -165,8 +177,9 @@ void reps_for(int64_t nnz, int *warmup, int *reps) {
 void run_checked(benchmark::State &state, const gpu_csr &A, double beta, bool real, side &r) {
   const size_t w = gpu_dtype_size(A.value_type), y_bytes = size_t(A.rows) * w;
   device_array x(size_t(A.cols) * w), y0(y_bytes), y_direct(y_bytes), y_plan(y_bytes), y_alg1(y_bytes),
-      y_alg2(y_bytes), scale(size_t(A.rows) * sizeof(double));
-  product p{&A, x.p, y_direct.p, y_plan.p, beta, nullptr, {nullptr, nullptr}};
+      y_alg2(y_bytes), y_floor(y_bytes), floor_scratch(spmv_floor_scratch_bytes()),
+      scale(size_t(A.rows) * sizeof(double));
+  product p{&A, x.p, y_direct.p, y_plan.p, beta, nullptr, {nullptr, nullptr}, y_floor.p, floor_scratch.p};
   const char *why = "";
   p.alg[0] = cusparse_spmv_create(&A, x.p, y_alg1.p, 1.0, beta, 1, &why);
   if (!p.alg[0]) r.error = std::string("cuSPARSE ALG1 refused it: ") + why;
@@ -201,15 +214,16 @@ void run_checked(benchmark::State &state, const gpu_csr &A, double beta, bool re
   }
 
   if (r.error.empty()) {
-    bench_fn fns[4];
-    double *where[4];
+    bench_fn fns[5];
+    double *where[5];
     int m = 0;
     if (r.plan_state.empty()) fns[m] = timed_plan, where[m++] = &r.plan_us;
     if (r.direct_state.empty()) fns[m] = timed_direct, where[m++] = &r.direct_us;
     fns[m] = timed_alg1, where[m++] = &r.alg1_us;
     if (p.alg[1]) fns[m] = timed_alg2, where[m++] = &r.alg2_us;
-    void *const args[4] = {&p, &p, &p, &p};
-    double us[4];
+    if (A.index_type == GPU_I32) fns[m] = timed_floor, where[m++] = &r.floor_us;
+    void *const args[5] = {&p, &p, &p, &p, &p};
+    double us[5];
     int warmup, reps;
     reps_for(A.nnz, &warmup, &reps);
     for (auto _ : state) {
@@ -252,6 +266,7 @@ void spmv_benchmark(benchmark::State &state, const spmv_matrix_spec &spec, gpu_d
   state.counters["alg1_us"] = r.alg1_us;
   state.counters["alg1_GFLOPs"] = gflops(rw.nnz, r.alg1_us);
   if (!std::isnan(r.alg2_us)) state.counters["alg2_us"] = r.alg2_us;
+  if (!std::isnan(r.floor_us)) state.counters["floor_us"] = r.floor_us;
   for (auto [name, us] : {std::pair<std::string, double>{"plan", r.plan_us}, {"direct", r.direct_us}}) {
     if (std::isnan(us)) continue;
     state.counters[name + "_us"] = us;
@@ -341,6 +356,31 @@ void print_loop_table() {
               "", cell(st[1].geomean(), "%.2f").c_str(), "");
 }
 
+// How near ALG1 and the plan come to the floor (floor time / their time, 1 =
+// as fast as the floor), and so the most any product could gain over ALG1
+// (ALG1 time / floor time).
+void print_floor_table() {
+  std::printf("\nthe floor (a kernel that only streams A, gathers x and writes y; not a product): "
+              "A1 at, plan at = floor time / their time; flr/A1 = ALG1 time / floor time, an estimate of the most any "
+              "kernel could gain over ALG1 (not a bound: where A1 at > 1, ALG1 beats the floor)\n");
+  std::printf("%-26s |%8s %8s %8s %8s |%8s %8s %8s %8s |\n", "matrix", "f32 flr", "A1 at", "plan at", "flr/A1",
+              "f64 flr", "A1 at", "plan at", "flr/A1");
+  ratio_stats real[2];
+  for (const row &rw : rows) {
+    std::printf("%-26s |", rw.label.c_str());
+    for (int t = 0; t < 2; t++) {
+      const side &s = rw.s[t];
+      if (rw.real) real[t].add(s.alg1_us / s.floor_us);
+      std::printf("%8s %8s %8s %8s |", cell(gflops(rw.nnz, s.floor_us), "%.1f").c_str(),
+                  cell(s.floor_us / s.alg1_us, "%.2f").c_str(), cell(s.floor_us / s.plan_us, "%.2f").c_str(),
+                  cell(s.alg1_us / s.floor_us, "%.2f").c_str());
+    }
+    std::printf("\n");
+  }
+  std::printf("%-26s |%26s %8s |%26s %8s |\n", "geomean, real matrices", "", cell(real[0].geomean(), "%.2f").c_str(),
+              "", cell(real[1].geomean(), "%.2f").c_str());
+}
+
 int print_summary() {
   std::printf("\nsummary: SpMV, GFLOP/s = 2 nnz / median time; plan = gpu_spmv_plan_run (plan made once), "
               "direct = gpu_spmv;\nA1, A2 = cusparseSpMV CSR ALG1, ALG2 (preprocessed once); ratios = cuSPARSE "
@@ -369,6 +409,7 @@ int print_summary() {
   print_ratio_line("least, real matrices", real, false);
   print_ratio_line("least, generated", generated, false);
   print_loop_table();
+  print_floor_table();
   if (unsupported)
     std::printf("%d (matrix, type) cases: gpuprim answered GPU_ERR_UNSUPPORTED (issue 6's CUDA kernels not there "
                 "yet); cuSPARSE alone was timed\n", unsupported);

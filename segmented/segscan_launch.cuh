@@ -63,14 +63,16 @@ inline gpu_status prepare_offsets_check_only(const char *fn, cudaStream_t stream
 template <typename Offset>
 gpu_status build_offsets_table(const char *fn, const Offset *offsets, uint64_t nseg, uint64_t n, uint32_t tile_items,
                                uint64_t tiles, cudaStream_t stream, gp_deferred_kind kind, bool wait,
-                               offsets_table *t) {
+                               offsets_table *t, bool check = true) {
   gpu_status s = gp_pool_alloc(fn, reinterpret_cast<void **>(&t->tile_first), (tiles + 1) * sizeof(uint64_t));
   if (s == GPU_OK)
     s = prepare_offsets_check(fn, stream, kind, wait, reinterpret_cast<unsigned *>(t->tile_first + tiles), t);
   if (s != GPU_OK) return s;
-  const uint64_t blocks = (tile_first_threads(nseg, tiles) + 255) / 256;
-  tile_first_segments<Offset><<<unsigned(blocks < 4096 ? blocks : 4096), 256, 0, stream>>>(offsets, nseg, n, tile_items,
-                                                                                           tiles, t->tile_first, t->bad);
+  /* check false: the table alone; the kernel that reads the table checks
+   * every offset itself into t->bad. */
+  const uint64_t blocks = ((check ? tile_first_threads(nseg, tiles) : tiles) + 255) / 256;
+  tile_first_segments<Offset><<<unsigned(blocks < 4096 ? blocks : 4096), 256, 0, stream>>>(
+      offsets, nseg, n, tile_items, tiles, t->tile_first, check ? t->bad : nullptr);
   return check_launch(fn, "tile_first_segments");
 }
 
@@ -285,11 +287,13 @@ gpu_status segmented_op(const T *in, T *out, uint64_t n, const uint8_t *heads, c
    * itself: no table, no launch for it. */
   const unsigned grid = GP_SEG_RUNS_SCAN != 0 && forward && !reduce ? runs_grid<OffsetRuns>(tiles, n, nseg) : 0;
   const bool search = !reduce && grid == 0 && tiles <= GP_SEG_SEARCH_TILES;
+  /* Short segments by runs: the run's tiles check the offsets (seg_runs.cuh). */
+  const bool check_windows = grid && GP_RUNS_CHECK != 0 && n <= nseg * uint64_t(GP_RUNS_CHECK_MEAN);
   offsets_table table;
   gpu_status s = search ? prepare_offsets_check_only(fn, stream, &table)
                         : build_offsets_table(fn, offsets, nseg, n, Shape::tile_items, tiles, stream,
-                                              GP_DEFERRED_OFFSETS, false, &table);
-  const heads_from_offsets<int64_t> src{offsets, nseg, search ? nullptr : table.tile_first, table.bad};
+                                              GP_DEFERRED_OFFSETS, false, &table, !check_windows);
+  const heads_from_offsets<int64_t> src{offsets, nseg, search ? nullptr : table.tile_first, table.bad, check_windows};
   if (s == GPU_OK && n == 0 && reduce && nseg > 0) {
     const uint64_t blocks = (nseg + 255) / 256;
     fill_value<T><<<unsigned(blocks < 4096 ? blocks : 4096), 256, 0, stream>>>(out, nseg, scan_op<T, OP>::identity());

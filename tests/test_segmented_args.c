@@ -4,6 +4,7 @@
  * is current; part of test_segmented.c's suite).
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "test_util.h"
@@ -260,6 +261,56 @@ START_TEST(segmented_malformed_offsets) {
 }
 END_TEST
 
+/* Malformed offsets far into a large input, one corruption at a time: on
+ * CUDA this n takes the scan by runs, whose tiles check the offsets they
+ * read where segments are short (mean 8 here; the table's launch then only
+ * searches), else the table's launch checks them (mean 64), so a
+ * corruption anywhere must be reported; after each, the call runs
+ * well-formed. Forward scans (the runs), inclusive and exclusive; nothing
+ * written past out, the offsets untouched. */
+START_TEST(segmented_malformed_offsets_large) {
+  const size_t mean = _i ? 64 : 8, n = TU_CUDA ? (size_t)1 << 24 : (size_t)1 << 16, nseg = n / mean, guard = 64;
+  int64_t *h_off = malloc((nseg + 1) * sizeof(int64_t)), *back_off = malloc((nseg + 1) * sizeof(int64_t));
+  ck_assert(h_off && back_off);
+  h_off[0] = 0;
+  for (size_t s = 1; s < nseg; s++) h_off[s] = (int64_t)((s * n) / nseg - tu_below(mean / 2)); /* increasing */
+  h_off[nseg] = (int64_t)n;
+  int32_t *h_in = malloc(n * sizeof(int32_t));
+  ck_assert(h_in);
+  for (size_t i = 0; i < n; i++) h_in[i] = (int32_t)tu_below(1000);
+  int32_t *in = upload_new(h_in, n * sizeof(int32_t)), *out = tu_alloc(n * sizeof(int32_t) + guard);
+  int64_t *off = upload_new(h_off, (nseg + 1) * sizeof(int64_t));
+  free(h_in);
+  const size_t at[] = {1, nseg / 3, nseg / 2 + 7, nseg - 1};
+  for (size_t c = 0; c < 4 * 3 + 2; c++) {
+    /* Which entry and how: decreasing, negative, beyond n; then offsets[0]
+     * = 1 and offsets[nseg] = n - 1. */
+    const size_t k = c < 12 ? at[c / 3] : c == 12 ? 0 : nseg;
+    const int64_t was = h_off[k];
+    h_off[k] = c == 12 ? 1 : c == 13 ? (int64_t)n - 1 : c % 3 == 0 ? h_off[k - 1] - 1 : c % 3 == 1 ? -5 : (int64_t)n + 3;
+    for (int excl = 0; excl < 2; excl++) {
+      const unsigned flags = excl ? GPU_EXCLUSIVE : GPU_INCLUSIVE;
+      tu_upload(off, h_off, (nseg + 1) * sizeof(int64_t));
+      tu_poison((char *)out + n * sizeof(int32_t), guard);
+      expect(with_verdict(gpu_segscan_offsets(in, out, n, off, nseg, GPU_I32, GPU_ADD, flags)),
+             GPU_ERR_INVALID_ARGUMENT, TU_CUDA ? "malformed offsets" : "offsets[", "malformed, large");
+      ck_assert_msg(gpu_synchronize() == GPU_OK, "case %zu: reported twice: %s", c, gpu_last_error());
+      ck_assert_msg(still_poisoned((char *)out + n * sizeof(int32_t), guard), "case %zu: wrote past out", c);
+      tu_download(back_off, off, (nseg + 1) * sizeof(int64_t));
+      ck_assert_msg(memcmp(back_off, h_off, (nseg + 1) * sizeof(int64_t)) == 0, "case %zu: offsets changed", c);
+    }
+    h_off[k] = was;
+    tu_upload(off, h_off, (nseg + 1) * sizeof(int64_t));
+    EXPECT(with_verdict(gpu_segscan_offsets(in, out, n, off, nseg, GPU_I32, GPU_ADD, GPU_INCLUSIVE)), GPU_OK, NULL);
+  }
+  tu_free(in);
+  tu_free(out);
+  tu_free(off);
+  free(h_off);
+  free(back_off);
+}
+END_TEST
+
 /* gpu_segreduce learns n from offsets[nseg]: with out in in's allocation
  * after in (on CUDA the call then reads n back first), and on CUDA with an
  * offsets[nseg] beyond in's allocation (malformed: reported once by
@@ -306,5 +357,6 @@ void segmented_add_argument_tests(TCase *tc) {
   tcase_add_test(tc, segmented_empty_input);
   tcase_add_test(tc, segmented_bad_arguments);
   tcase_add_test(tc, segmented_malformed_offsets);
+  tcase_add_loop_test(tc, segmented_malformed_offsets_large, 0, 2);
   tcase_add_test(tc, segmented_reduce_n_from_offsets);
 }

@@ -85,6 +85,19 @@ __device__ inline void scan_in_run(P (&x)[1][B::items], uint32_t tile, uint32_t 
   }
 }
 
+/* Whether the offsets of a tile's window [first, last] keep 0 =
+ * offsets[0] <= ... <= offsets[nseg] = n (offset_in_order, on the window's
+ * copy: the offset before first is in it too); *bad = 1 where not. */
+template <typename Offset>
+__device__ inline void check_window(const tile_offsets<Offset> &off, uint64_t nseg, unsigned *bad) {
+  for (uint64_t s = off.first + threadIdx.x; s <= off.last; s += blockDim.x) {
+    const int64_t raw = off.raw(s);
+    bool ok = raw >= 0 && uint64_t(raw) <= off.n && (s == 0 ? raw == 0 : raw >= off.raw(s - 1));
+    if (s == nseg) ok = ok && uint64_t(raw) == off.n;
+    if (!ok) *bad = 1;
+  }
+}
+
 /* The run of tiles of block b among g: [first, end). */
 __host__ __device__ inline uint32_t run_start(uint32_t tiles, uint32_t b, uint32_t g) {
   return uint32_t(uint64_t(tiles) * b / g);
@@ -130,6 +143,22 @@ template <typename T, typename Epilogue> struct run_results {
 #define GP_RUNS_OFFSETS 1
 #endif
 template <typename Values> constexpr bool runs_prefetch = GP_RUNS_PREFETCH != 0 && !Values::transforms;
+/* 1 (default): scans over offsets by runs with short segments (a mean of
+ * at most GP_RUNS_CHECK_MEAN elements) check each offset of a tile's
+ * window as they read it (tile t's window [tile_first[t], tile_first[t +
+ * 1]] and the offset before it; the windows of all tiles cover [0, nseg]
+ * for any offsets, tile_first.cuh), so the table's launch only searches
+ * and the offsets are read once, not twice. With segments of 4 at 2^26-2^30
+ * on the H200: i32 0.63-0.67 -> 0.67-0.74 of a copy, f32 -> 0.69-0.78
+ * (session 16, call 4); with segments of 64 and 4096 it was 0-5% slower
+ * (their offsets are small; call 3), so there the table's launch checks
+ * them. 0: always the table's launch, for A/B library builds. */
+#ifndef GP_RUNS_CHECK
+#define GP_RUNS_CHECK 1
+#endif
+#ifndef GP_RUNS_CHECK_MEAN
+#define GP_RUNS_CHECK_MEAN 16
+#endif
 /* Offset stages for elements of at most this many bytes (A/B: 8, with
  * one tile ahead, is not measured yet). */
 #ifndef GP_RUNS_OFFSETS_ELEMENT_BYTES
@@ -371,6 +400,10 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
         next_b = table(tile + RUNS_AHEAD + 2);
       }
     }
+    /* After the next tile's copies are under way; this tile's stage (shown
+     * by blocked_heads' barriers) is not the one they fill. */
+    if constexpr (OFFSETS && !REDUCE)
+      if (src.check_windows) check_window(off, src.nseg, src.bad);
     /* SpMV's gathers of x after the start bits: before them, their round
      * trip would overlap the offsets' but SpMV ran 3-11% slower (NOTES). */
     if constexpr (Values::transforms) values.template operator()<Shape>(v, loaded, valid, warp, lane);

@@ -82,12 +82,14 @@ struct heads_from_flags {
  * tile_first[t]: the first segment starting at or after tile t's first
  * element. Without the table (tile_first NULL; segscan_blocked only), each
  * tile finds its two entries itself and checks a share of the offsets
- * into *bad (search_tile_offsets). */
+ * into *bad (search_tile_offsets). check_windows (seg_runs' scans): each
+ * tile checks the offsets it reads into *bad, the table's launch did not. */
 template <typename Offset> struct heads_from_offsets {
   const Offset *offsets;
   uint64_t nseg;
   const uint64_t *tile_first;
   unsigned *bad = nullptr;
+  bool check_windows = false;
 };
 /* Whether a Source is offsets, and their type (int64_t for flags: unused). */
 template <typename Source> struct source_offsets {
@@ -174,6 +176,7 @@ template <typename Offset> struct tile_offsets {
   const Offset *offsets; /* offsets[s] is at offsets[s - lo] */
   uint64_t lo, first, last, n;
   __device__ uint64_t operator[](uint64_t s) const { return clamped_offset(offsets, s - lo, n); }
+  __device__ int64_t raw(uint64_t s) const { return int64_t(offsets[s - lo]); }
 };
 template <typename Offset>
 __device__ inline tile_offsets<Offset> global_tile_offsets(const heads_from_offsets<Offset> &src, uint32_t tile,

@@ -130,10 +130,17 @@ __device__ inline uint64_t first_beyond(const Offset *offsets, uint64_t lo, uint
 
 /* The table and the check in one launch (grid-stride over
  * tile_first_threads). *bad is only ever set, never cleared: the caller
- * zeroes it (or accumulates into a deferred-error word). */
+ * zeroes it (or accumulates into a deferred-error word). bad NULL: the
+ * table alone (threads over the tiles), for a kernel that checks every
+ * offset as it reads them (seg_runs' scans). */
 template <typename Offset>
 __global__ void tile_first_segments(const Offset *offsets, uint64_t nseg, uint64_t n, uint32_t tile_items,
                                     uint64_t tiles, uint64_t *tile_first, unsigned *bad) {
+  if (!bad) {
+    for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < tiles; i += uint64_t(gridDim.x) * blockDim.x)
+      tile_first[i] = first_segment_reaching(offsets, nseg, n, i * tile_items);
+    return;
+  }
   const uint64_t count = tile_first_threads(nseg, tiles);
   for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += uint64_t(gridDim.x) * blockDim.x)
     tile_first_thread(offsets, nseg, n, tile_items, tiles, i, tile_first, bad);
