@@ -204,6 +204,16 @@ template <typename K> unsigned runs_grid(uint64_t tiles, uint64_t n, uint64_t ns
   return nseg == 0 || n / nseg <= tiles / grid * K::tile_items / 4 ? grid : 0;
 }
 
+/* 1 (default): scans by runs of 8-byte elements with short segments (a
+ * mean of at most GP_RUNS_CHECK_MEAN, whose offsets the scan checks) stage
+ * their offsets in shared memory as 4-byte scans do, through a second
+ * kernel instance (heads_from_offsets_staged); longer segments keep plain
+ * loads, which were faster for them (bench/NOTES.md). 0: never, for A/B
+ * library builds. */
+#ifndef GP_RUNS_STAGE_SHORT_8
+#define GP_RUNS_STAGE_SHORT_8 1
+#endif
+
 /* A forward scan by seg_runs on `grid` blocks (Source: flags or offsets). */
 template <typename T, gpu_op OP, typename Source>
 gpu_status segscan_runs(const char *fn, const T *in, T *out, uint64_t n, bool exclusive, const Source &src,
@@ -212,6 +222,24 @@ gpu_status segscan_runs(const char *fn, const T *in, T *out, uint64_t n, bool ex
   return seg_runs_launch<T, OP, Source, false, plain_values, Results, seg_shape<T>>(
       fn, in, out, n, exclusive, aligned16(in) && aligned16(out), src, tiles, grid, stream, plain_values{},
       Results{nullptr});
+}
+
+/* A forward scan over offsets by seg_runs: 8-byte elements with short
+ * segments (src.check_windows) take the instance with offset stages. */
+template <typename T, gpu_op OP>
+gpu_status segscan_offsets_runs(const char *fn, const T *in, T *out, uint64_t n, bool exclusive,
+                                const heads_from_offsets<int64_t> &src, uint64_t tiles, unsigned grid,
+                                cudaStream_t stream) {
+  if constexpr (GP_RUNS_STAGE_SHORT_8 != 0 && sizeof(T) == 8) {
+    if (src.check_windows) {
+      using Results = store_results<T, scan_op<T, OP>>;
+      using Staged = seg_runs_kernel<T, OP, heads_from_offsets_staged<int64_t>, false, plain_values, Results,
+                                     seg_shape<T>>;
+      return segscan_runs<T, OP>(fn, in, out, n, exclusive, heads_from_offsets_staged<int64_t>{src}, tiles,
+                                 Staged::grid(tiles), stream);
+    }
+  }
+  return segscan_runs<T, OP>(fn, in, out, n, exclusive, src, tiles, grid, stream);
 }
 
 /* 1 (default): gpu_segreduce runs segreduce_warps (one launch, n read on
@@ -303,7 +331,7 @@ gpu_status segmented_op(const T *in, T *out, uint64_t n, const uint8_t *heads, c
     if (reduce)
       s = segreduce_launch<T, OP, int64_t>(fn, in, n, aligned16(in), src, tiles, stream, plain_values{}, Results{out});
     else if (grid)
-      s = segscan_runs<T, OP>(fn, in, out, n, exclusive, src, tiles, grid, stream);
+      s = segscan_offsets_runs<T, OP>(fn, in, out, n, exclusive, src, tiles, grid, stream);
     else
       s = segscan_dir<T, OP, heads_from_offsets<int64_t>, false>(fn, in, out, n, flags,
                                                                   aligned16(in) && aligned16(out), src, tiles, stream);

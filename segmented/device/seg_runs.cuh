@@ -203,7 +203,8 @@ template <typename T, typename Shape, typename Values, bool REDUCE> constexpr si
 template <typename Source>
 constexpr bool runs_lead_once = GP_RUNS_LEAD_ONCE == 2 || (GP_RUNS_LEAD_ONCE == 1 && !offsets_source<Source>);
 template <typename T, typename Source, bool REDUCE>
-constexpr bool runs_offset_stages = offsets_source<Source> && runs_stage_offsets<T, REDUCE>;
+constexpr bool runs_offset_stages =
+    offsets_source<Source> && (runs_stage_offsets<T, REDUCE> || (!REDUCE && source_offsets<Source>::staged));
 template <typename T, typename Shape, typename Values, typename Source, bool REDUCE> constexpr size_t runs_smem() {
   return runs_value_stages_bytes<T, Shape, Values, REDUCE>() +
          (runs_offset_stages<T, Source, REDUCE>

@@ -91,13 +91,23 @@ template <typename Offset> struct heads_from_offsets {
   unsigned *bad = nullptr;
   bool check_windows = false;
 };
-/* Whether a Source is offsets, and their type (int64_t for flags: unused). */
+/* The same, for seg_runs' scans of 8-byte elements with short segments:
+ * their offsets come by cp.async into shared stages as 4-byte scans' do
+ * (seg_runs.cuh, runs_offset_stages). A type of its own, so the kernel
+ * with those stages is a second instance beside the one without. */
+template <typename Offset> struct heads_from_offsets_staged : heads_from_offsets<Offset> {};
+/* Whether a Source is offsets, and their type (int64_t for flags: unused);
+ * staged: heads_from_offsets_staged. */
 template <typename Source> struct source_offsets {
-  static constexpr bool offsets = false;
+  static constexpr bool offsets = false, staged = false;
   using type = int64_t;
 };
 template <typename Offset> struct source_offsets<heads_from_offsets<Offset>> {
-  static constexpr bool offsets = true;
+  static constexpr bool offsets = true, staged = false;
+  using type = Offset;
+};
+template <typename Offset> struct source_offsets<heads_from_offsets_staged<Offset>> {
+  static constexpr bool offsets = true, staged = true;
   using type = Offset;
 };
 template <typename Source> constexpr bool offsets_source = source_offsets<Source>::offsets;
