@@ -285,10 +285,13 @@ gpu_status segreduce_by_warps(const char *fn, const T *in, const int64_t *offset
 
 /* Scans over offsets by segscan_blocked with at most this many tiles find
  * their tiles' segments themselves (search_tile_offsets) instead of
- * reading the table of a first launch; 0: always the table, for A/B
- * library builds. */
+ * reading the table of a first launch. 512 (2^22 4-byte elements, too few
+ * tiles for runs of two on the H200) against 256, at 2^22 (session 16,
+ * call 6): 0.83-0.85x -> 0.93-0.94x CUB with segments of 4, 0.97-1.07x ->
+ * 1.14-1.30x with 64 and 4096; other sizes unchanged. 0: always the table,
+ * for A/B library builds. */
 #ifndef GP_SEG_SEARCH_TILES
-#define GP_SEG_SEARCH_TILES 256
+#define GP_SEG_SEARCH_TILES 512
 #endif
 
 /* One (type, operator): heads, offsets, or reduce. */

@@ -171,7 +171,7 @@ using spmv_large_shape =
  * real matrices 0.61-0.62 -> 0.89-0.91 of ALG1, plans 0.92-0.95 ->
  * 1.02-1.04); 0: always seg_runs on a table, for A/B library builds. */
 #ifndef GP_SPMV_SEARCH_TILES
-#define GP_SPMV_SEARCH_TILES GP_SEG_SEARCH_TILES
+#define GP_SPMV_SEARCH_TILES 256
 #endif
 template <typename T, typename Index, typename Shape>
 gpu_status spmv_product_shaped(const char *fn, const gpu_csr *A, double alpha, const void *x, double beta, void *y,
