@@ -2,10 +2,10 @@
  * CSR SpMV on the segmented reduce (segmented/device/segscan_blocked.cuh up
  * to GP_SPMV_SEARCH_TILES tiles, seg_runs.cuh above): the nonzeros are the
  * elements, the rows are the segments (row_ptr their offsets), and each
- * element's value is its product with x, computed when its tile lands. Work is split by nonzeros, in tiles of equal size, so one
- * long row is spread over many tiles like any long segment, and empty rows
- * cost nothing but their epilogue. Each row's sum comes from the scan's
- * fixed-order tree: the same bits on every run, with or without a plan.
+ * element's value is its product with x, computed when its tile lands. Work
+ * is split by nonzeros in equal tiles, so a long row spreads over many tiles
+ * like any long segment and empty rows cost only their epilogue; each row's
+ * sum is the scan's fixed-order tree: the same bits every run, plan or not.
  * Included by spmv_cuda_<value type>.cu.
  */
 #pragma once

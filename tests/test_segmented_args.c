@@ -270,13 +270,11 @@ END_TEST
  * written past out, the offsets untouched. */
 START_TEST(segmented_malformed_offsets_large) {
   const size_t mean = _i ? 64 : 8, n = TU_CUDA ? (size_t)1 << 24 : (size_t)1 << 16, nseg = n / mean, guard = 64;
-  int64_t *h_off = malloc((nseg + 1) * sizeof(int64_t)), *back_off = malloc((nseg + 1) * sizeof(int64_t));
-  ck_assert(h_off && back_off);
+  int64_t *h_off = tu_xmalloc((nseg + 1) * sizeof(int64_t)), *back_off = tu_xmalloc((nseg + 1) * sizeof(int64_t));
   h_off[0] = 0;
   for (size_t s = 1; s < nseg; s++) h_off[s] = (int64_t)((s * n) / nseg - tu_below(mean / 2)); /* increasing */
   h_off[nseg] = (int64_t)n;
-  int32_t *h_in = malloc(n * sizeof(int32_t));
-  ck_assert(h_in);
+  int32_t *h_in = tu_xmalloc(n * sizeof(int32_t));
   for (size_t i = 0; i < n; i++) h_in[i] = (int32_t)tu_below(1000);
   int32_t *in = upload_new(h_in, n * sizeof(int32_t)), *out = tu_alloc(n * sizeof(int32_t) + guard);
   int64_t *off = upload_new(h_off, (nseg + 1) * sizeof(int64_t));
@@ -287,7 +285,11 @@ START_TEST(segmented_malformed_offsets_large) {
      * = 1 and offsets[nseg] = n - 1. */
     const size_t k = c < 12 ? at[c / 3] : c == 12 ? 0 : nseg;
     const int64_t was = h_off[k];
-    h_off[k] = c == 12 ? 1 : c == 13 ? (int64_t)n - 1 : c % 3 == 0 ? h_off[k - 1] - 1 : c % 3 == 1 ? -5 : (int64_t)n + 3;
+    h_off[k] = c == 12   ? 1
+               : c == 13 ? (int64_t)n - 1
+               : c % 3 == 0 ? h_off[k - 1] - 1
+               : c % 3 == 1 ? -5
+                            : (int64_t)n + 3;
     for (int excl = 0; excl < 2; excl++) {
       const unsigned flags = excl ? GPU_EXCLUSIVE : GPU_INCLUSIVE;
       tu_upload(off, h_off, (nseg + 1) * sizeof(int64_t));
