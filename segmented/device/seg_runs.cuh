@@ -90,12 +90,9 @@ __device__ inline void scan_in_run(P (&x)[1][B::items], uint32_t tile, uint32_t 
  * copy: the offset before first is in it too); *bad = 1 where not. */
 template <typename Offset>
 __device__ inline void check_window(const tile_offsets<Offset> &off, uint64_t nseg, unsigned *bad) {
-  for (uint64_t s = off.first + threadIdx.x; s <= off.last; s += blockDim.x) {
-    const int64_t raw = off.raw(s);
-    bool ok = raw >= 0 && uint64_t(raw) <= off.n && (s == 0 ? raw == 0 : raw >= off.raw(s - 1));
-    if (s == nseg) ok = ok && uint64_t(raw) == off.n;
-    if (!ok) *bad = 1;
-  }
+  const auto raw = off.raw();
+  for (uint64_t s = off.first + threadIdx.x; s <= off.last; s += blockDim.x)
+    if (!offset_in_order(raw, s, nseg, off.n)) *bad = 1;
 }
 
 /* The run of tiles of block b among g: [first, end). */

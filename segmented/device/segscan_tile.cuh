@@ -186,7 +186,13 @@ template <typename Offset> struct tile_offsets {
   const Offset *offsets; /* offsets[s] is at offsets[s - lo] */
   uint64_t lo, first, last, n;
   __device__ uint64_t operator[](uint64_t s) const { return clamped_offset(offsets, s - lo, n); }
-  __device__ int64_t raw(uint64_t s) const { return int64_t(offsets[s - lo]); }
+  /* The offsets as they are (not clamped), indexed by segment. */
+  struct raw_view {
+    const Offset *offsets;
+    uint64_t lo;
+    __device__ int64_t operator[](uint64_t s) const { return int64_t(offsets[s - lo]); }
+  };
+  __device__ raw_view raw() const { return {offsets, lo}; }
 };
 template <typename Offset>
 __device__ inline tile_offsets<Offset> global_tile_offsets(const heads_from_offsets<Offset> &src, uint32_t tile,

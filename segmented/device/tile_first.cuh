@@ -77,9 +77,10 @@ GP_TILE_FIRST_HD inline uint64_t first_segment_reaching(const Offset *offsets, u
 
 /* Whether offsets[s] keeps 0 = offsets[0] <= ... <= offsets[nseg] = n: in
  * [0, n], not below offsets[s - 1], 0 first and n last. Checking every s
- * catches every malformed array. */
-template <typename Offset>
-GP_TILE_FIRST_HD inline bool offset_in_order(const Offset *offsets, uint64_t s, uint64_t nseg, uint64_t n) {
+ * catches every malformed array. Offsets: a pointer, or a view indexed by
+ * segment (seg_runs' staged window, tile_offsets::raw_view). */
+template <typename Offsets>
+GP_TILE_FIRST_HD inline bool offset_in_order(const Offsets &offsets, uint64_t s, uint64_t nseg, uint64_t n) {
   const int64_t raw = int64_t(offsets[s]);
   if (raw < 0 || uint64_t(raw) > n) return false;
   if (s == 0 ? raw != 0 : raw < int64_t(offsets[s - 1])) return false;
