@@ -41,13 +41,16 @@ __device__ inline double add_rn(double a, double b) { return __dadd_rn(a, b); }
 #define GP_SPMV_COLS_VEC 1
 #endif
 
-/* A thread's VEC consecutive columns of one row from p (aligned to their
- * size, or to 16 bytes where they take more). */
-template <typename Index, int VEC> struct alignas(VEC * sizeof(Index) < 16 ? VEC * sizeof(Index) : 16) index_run {
+/* A thread's VEC consecutive columns of one row from p, read in loads of
+ * index_run_part bytes (all of them, or 16 where they take more) and
+ * aligned to that. */
+template <typename Index, int VEC>
+constexpr int index_run_part = VEC * int(sizeof(Index)) < 16 ? VEC * int(sizeof(Index)) : 16;
+template <typename Index, int VEC> struct alignas(index_run_part<Index, VEC>) index_run {
   Index c[VEC];
 };
 template <typename Index, int VEC, bool STREAM> __device__ inline void load_index_run(const Index *p, Index *out) {
-  constexpr int BYTES = VEC * int(sizeof(Index)), PART = BYTES < 16 ? BYTES : 16, PER = PART / int(sizeof(Index));
+  constexpr int PART = index_run_part<Index, VEC>, PER = PART / int(sizeof(Index));
 #pragma unroll
   for (int k = 0; k < VEC; k += PER) {
     const index_run<Index, PER> *at = reinterpret_cast<const index_run<Index, PER> *>(p + k);
@@ -222,10 +225,9 @@ gpu_status spmv_product_shaped(const char *fn, const gpu_csr *A, double alpha, c
   /* A plan run's bad columns go to the deferred word; where no mapped memory
    * exists (gp_deferred_word NULL) they are only clamped, not reported. */
   const Index *col = static_cast<const Index *>(A->col_idx);
-  constexpr size_t run_bytes = Shape::vec * sizeof(Index) < 16 ? Shape::vec * sizeof(Index) : 16;
   const csr_products<T, Index> products{col, static_cast<const T *>(x), cols,
                                         plan_tile_first ? gp_deferred_word(GP_DEFERRED_CSR) : table.bad,
-                                        reinterpret_cast<uintptr_t>(col) % run_bytes == 0};
+                                        reinterpret_cast<uintptr_t>(col) % alignof(index_run<Index, Shape::vec>) == 0};
   const spmv_results<T> results{yy, T(alpha), T(beta), read_y};
   const T *values = static_cast<const T *>(A->values);
   if constexpr (small) {
