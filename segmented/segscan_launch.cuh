@@ -319,12 +319,27 @@ gpu_status segmented_op(const T *in, T *out, uint64_t n, const uint8_t *heads, c
   const unsigned grid = GP_SEG_RUNS_SCAN != 0 && forward && !reduce ? runs_grid<OffsetRuns>(tiles, n, nseg) : 0;
   const bool search = !reduce && grid == 0 && tiles <= GP_SEG_SEARCH_TILES;
   /* Short segments by runs: the run's tiles check the offsets (seg_runs.cuh). */
-  const bool check_windows = grid && GP_RUNS_CHECK != 0 && n <= nseg * uint64_t(GP_RUNS_CHECK_MEAN);
+  const bool short_segments = grid && GP_RUNS_CHECK != 0 && n <= nseg * uint64_t(GP_RUNS_CHECK_MEAN);
+  /* Runs of 8-byte elements with short segments (the instance with offset
+   * stages, segscan_offsets_runs) walk the offsets: no table, and the scan
+   * checks every offset (GP_RUNS_WALK, seg_runs.cuh). A tile's window:
+   * its mean count of segments, a quarter more and 64 (random lengths of
+   * mean 4 stray by about 45 from their 2048 a tile), at most a stage; a
+   * tile with more searches past it. Segments so dense that the window
+   * would leave less than an eighth to spare keep the table. */
+  const uint64_t tile_segments_mean = nseg / (tiles ? tiles : 1) + 1;
+  const bool walk = GP_RUNS_WALK != 0 && GP_RUNS_STAGE_SHORT_8 != 0 && sizeof(T) == 8 && short_segments &&
+                    tile_segments_mean + tile_segments_mean / 8 + 64 <= uint64_t(RUNS_OFFSETS);
+  const bool check_windows = short_segments || walk;
   offsets_table table;
-  gpu_status s = search ? prepare_offsets_check_only(fn, stream, &table)
-                        : build_offsets_table(fn, offsets, nseg, n, Shape::tile_items, tiles, stream,
-                                              GP_DEFERRED_OFFSETS, false, &table, !check_windows);
-  const heads_from_offsets<int64_t> src{offsets, nseg, search ? nullptr : table.tile_first, table.bad, check_windows};
+  gpu_status s = search || walk ? prepare_offsets_check_only(fn, stream, &table)
+                                : build_offsets_table(fn, offsets, nseg, n, Shape::tile_items, tiles, stream,
+                                                      GP_DEFERRED_OFFSETS, false, &table, !check_windows);
+  heads_from_offsets<int64_t> src{offsets, nseg, search || walk ? nullptr : table.tile_first, table.bad, check_windows};
+  if (walk) {
+    const uint64_t window = tile_segments_mean + tile_segments_mean / 4 + 64;
+    src.walk_window = uint32_t(window < uint64_t(RUNS_OFFSETS) ? window : uint64_t(RUNS_OFFSETS));
+  }
   if (s == GPU_OK && n == 0 && reduce && nseg > 0) {
     const uint64_t blocks = (nseg + 255) / 256;
     fill_value<T><<<unsigned(blocks < 4096 ? blocks : 4096), 256, 0, stream>>>(out, nseg, scan_op<T, OP>::identity());

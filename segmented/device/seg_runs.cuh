@@ -209,6 +209,62 @@ template <typename T, typename Shape, typename Values, typename Source, bool RED
               : 0);
 }
 
+/* 1 (default): scans by runs of 8-byte elements with short segments (the
+ * instance with offset stages, heads_from_offsets_staged) need no table
+ * and no launch for it: each block finds its run's first and end entries,
+ * tile_first[first] and tile_first[end], by the search every block makes
+ * the same way (table_entries_by_warp), and walks the rest. Each tile
+ * stages src.walk_window offsets from the one before its first segment
+ * (or up to the run's end entry), and its last segment, the next tile's
+ * first, is the first staged offset at or past the tile's end, found as
+ * its start bits are set (walk_heads). A tile whose segments do not fit
+ * its window finds that entry by a search in global memory and sets its
+ * bits from there. The windows of a run's tiles still run from its first
+ * entry to its end one, and neighbouring runs agree on the entry between
+ * them, so the windows of all tiles cover [0, nseg] for any offsets and
+ * the scan checks every offset (check_window). On the H200 (session 18,
+ * call 1, against GP_RUNS_WALK=0): f64 with segments of 4 at 2^24 0.67 ->
+ * 0.73 of a copy (0.91x -> 1.00x CUB; exclusive 0.95x -> 1.04x), at 2^20
+ * and 2^28 the same. 4-byte scans walked as well gained 3-7% at 2^24 but
+ * lost 4-9% from 2^26 (session 17: their instance spilled 24 bytes, and
+ * segments of 64 and 4096 then check their offsets in the scan): they
+ * keep the table. 0: the table's launch, for A/B library builds (the
+ * launch must agree: segscan_launch.cuh). */
+#ifndef GP_RUNS_WALK
+#define GP_RUNS_WALK 1
+#endif
+
+/* WALK's search past a window that overflowed (rare): the first s in
+ * [lo, hi) whose offset reaches c, or hi, into *found by warp 0 (call from
+ * all its lanes). Not inlined: its registers stay out of the tile's loop. */
+template <typename Offset>
+__device__ __noinline__ void walk_search_far(const Offset *offsets, uint64_t lo, uint64_t hi, uint64_t n, uint64_t c,
+                                             uint64_t *found) {
+  const uint64_t f = first_beyond(offsets, lo, hi, n, c - 1, int(threadIdx.x & 31));
+  if ((threadIdx.x & 31) == 0) *found = f;
+}
+
+/* A walking tile's start bits (stage_offset_heads over every staged
+ * offset: those past the tile's end set none) and the next tile's first
+ * segment: the least staged s >= first whose offset reaches tile_end while
+ * the one before does not (s = first where its own does), by atomicMin
+ * into *s_next (~0: none staged). For well-formed offsets that is
+ * tile_first[tile + 1] whenever the stage holds it. Uniform across the
+ * block; contains barriers. */
+template <typename Shape, typename Offset>
+__device__ inline void walk_heads(const tile_offsets<Offset> &staged, stage_heads<Shape> &sh, uint64_t base,
+                                  uint32_t valid, uint64_t tile_end, unsigned long long *s_next) {
+  for (int w = threadIdx.x; w < Shape::tile_items / 32; w += Shape::threads) sh.bits[w] = 0;
+  if (threadIdx.x == 0) *s_next = ~0ull;
+  __syncthreads();
+  for (uint64_t s = staged.first + threadIdx.x; s <= staged.last; s += Shape::threads) {
+    const uint64_t o = staged[s];
+    if (o >= base && o < base + valid) atomicOr(&sh.bits[(o - base) >> 5], 1u << ((o - base) & 31));
+    if (o >= tile_end && (s == staged.first || staged[s - 1] < tile_end)) atomicMin(s_next, s);
+  }
+  __syncthreads();
+}
+
 /*
  * The kernel. REDUCE: each segment's result to the epilogue (out, exclusive
  * unused); otherwise the inclusive or exclusive scan to out (plain values;
@@ -233,6 +289,14 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
   constexpr bool PREFETCH = runs_prefetch<Values>;
   constexpr bool STAGE_OFFSETS = runs_offset_stages<T, Source, REDUCE>;
   constexpr bool FETCH = PREFETCH || STAGE_OFFSETS;
+  /* Offsets staged without a table (GP_RUNS_WALK): the next tile's first
+   * segment comes from this tile's stage, so copies run one tile ahead. */
+  constexpr bool WALK = STAGE_OFFSETS && !REDUCE && source_offsets<Source>::staged && GP_RUNS_WALK != 0;
+  static_assert(!WALK || runs_ahead<REDUCE> == 1, "the walk stages one tile ahead");
+  /* Whether this launch walks (no table: src.tile_first NULL) or reads the
+   * table (segments too dense for a window: segscan_launch.cuh). */
+  bool walking = false;
+  if constexpr (WALK) walking = src.tile_first == nullptr;
   /* Scans: how the lead's outputs get the earlier runs' part (top). */
   constexpr bool LEAD_ONCE = !REDUCE && runs_lead_once<Source>;
   constexpr int RUNS_AHEAD = runs_ahead<REDUCE>, RUNS_STAGES = runs_stages<REDUCE>;
@@ -247,6 +311,9 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
   __shared__ uint64_t s_lead_segment;             /* the lead's segment (~0: the run has no lead) */
   __shared__ uint64_t s_lead_end;                 /* the run's first segment start (or n; flags: ~0 until found) */
   __shared__ uint32_t s_run;
+  __shared__ uint64_t s_run_entries[2];  /* WALK: tile_first[first], tile_first[end] */
+  __shared__ unsigned long long s_next; /* WALK: the next tile's first segment (walk_heads) */
+  __shared__ uint64_t s_next_far;       /* WALK: the same, searched past a window that overflowed */
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   /* The block's run by ticket, not blockIdx: a run waits in its look-back
    * only for runs taken before it, by blocks already running. */
@@ -260,14 +327,20 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
   alone.tiles = 2;
   alone.levels = 1;
 
-  if (threadIdx.x == 0) {
+  /* Offsets: the first segment starting at or after the run's first
+   * element, s = tile_first[first]; the one before it reaches into the run
+   * (the lead) if it starts earlier. Thread 0. */
+  auto set_lead = [&](uint64_t first_entry) {
     if constexpr (OFFSETS) {
-      /* The first segment starting at or after the run's first element; the
-       * one before it reaches into the run (the lead) if it starts earlier. */
-      const uint64_t s = src.tile_first[first] < src.nseg ? src.tile_first[first] : src.nseg;
+      const uint64_t s = first_entry < src.nseg ? first_entry : src.nseg;
       const uint64_t start = s < src.nseg ? clamped_offset(src.offsets, s, n) : n;
       s_lead_segment = s > 0 && start > run_base ? s - 1 : ~uint64_t(0);
       s_lead_end = start;
+    }
+  };
+  if (threadIdx.x == 0) {
+    if constexpr (OFFSETS) {
+      if (!walking) set_lead(src.tile_first[first]); /* walking: once its search is done, below */
     } else {
       s_lead_segment = ~uint64_t(0);
       s_lead_end = ~uint64_t(0); /* lowered to the first head the run's tiles find */
@@ -306,7 +379,7 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
    * segments [first, last], from its table entries ta = tile_first[tile]
    * and tb = tile_first[tile + 1], read a tile earlier. One commit group a
    * tile, copies or not. */
-  auto fetch = [&](uint32_t tile, uint64_t ta, uint64_t tb) {
+  auto fetch_values = [&](uint32_t tile) {
     if (tile < end) {
       const uint64_t base = uint64_t(tile) * Shape::tile_items;
       if constexpr (PREFETCH) {
@@ -325,6 +398,11 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
           put_striped<Shape>(buf, v, warp, lane);
         }
       }
+    }
+  };
+  auto fetch = [&](uint32_t tile, uint64_t ta, uint64_t tb) {
+    fetch_values(tile);
+    if (tile < end) {
       if constexpr (STAGE_OFFSETS) {
         /* tile_segments' clamping, on the entries read ahead. */
         const uint64_t a = ta < src.nseg ? ta : src.nseg;
@@ -343,10 +421,43 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
     }
     copy_async_commit();
   };
+  /* WALK: tile's offsets from the one before its first segment a, at most
+   * src.walk_window of them and none past the run's end entry; its stage
+   * keeps [a, the last staged one] in s_segments. */
+  auto fetch_offsets_walk = [&](uint32_t tile, uint64_t a, uint64_t run_end_entry) {
+    if constexpr (WALK) {
+      if (tile >= end) return;
+      /* The window: 2 to RUNS_OFFSETS offsets, whatever the launch asked. */
+      const uint64_t window = src.walk_window < 2 ? 2 : src.walk_window > RUNS_OFFSETS ? RUNS_OFFSETS : src.walk_window;
+      const uint64_t lo = a - (a > 0), left = run_end_entry - lo + 1;
+      const uint64_t count = left < window ? left : window;
+      const uint32_t k = (tile - first) % RUNS_STAGES;
+      if (threadIdx.x == 0) {
+        s_segments[k][0] = a;
+        s_segments[k][1] = lo + count - 1;
+      }
+      for (uint32_t i = threadIdx.x; i < count; i += Shape::threads)
+        copy_async(offset_stages + k * RUNS_OFFSETS + i, src.offsets + lo + i);
+    }
+  };
   /* STAGE_OFFSETS: the table entries of the next tile to fetch (next_a) and
    * of the one after (next_b), each loaded an iteration before its use. */
   uint64_t next_a = 0, next_b = 0;
-  if constexpr (FETCH) {
+  /* WALK: tile_first[end], read from shared memory where used (a register
+   * through the loop made the 4-byte instances spill). */
+  const uint64_t &run_end_entry = s_run_entries[1];
+  if (walking) {
+    if constexpr (WALK) {
+      /* The first tile's values are on their way while warp 0 searches. */
+      fetch_values(first);
+      if (warp == 0) table_entries_by_warp(src, first, end, tiles, Shape::tile_items, n, lane, s_run_entries);
+      __syncthreads();
+      next_a = s_run_entries[0];
+      if (threadIdx.x == 0) set_lead(next_a);
+      fetch_offsets_walk(first, next_a, run_end_entry);
+      copy_async_commit();
+    }
+  } else if constexpr (FETCH) {
     uint64_t entries[RUNS_AHEAD + 2]; /* all loads in flight at once */
 #pragma unroll
     for (int i = 0; i < RUNS_AHEAD + 2; i++) entries[i] = STAGE_OFFSETS ? table(first + i) : 0;
@@ -370,10 +481,36 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
     /* This tile's copies are done (the next tile's may be in flight); the
      * barriers in stage_offset_heads show them to the whole block. */
     if constexpr (FETCH) copy_async_wait<RUNS_AHEAD - 1>();
-    const tile_offsets<Offset> off = offsets_of(tile);
+    tile_offsets<Offset> off = offsets_of(tile);
     uint32_t heads;
     const uint32_t o = item_offset<B>(warp, lane, 0);
-    if constexpr (OFFSETS) {
+    if (walking) {
+      if constexpr (WALK) {
+        /* off: the staged offsets [a, last staged]; the tile's window ends at
+         * the next tile's first segment (the run's end entry for its last). */
+        const uint64_t tile_end = base + Shape::tile_items;
+        walk_heads<B>(off, s_heads, base, valid, tile_end, &s_next);
+        uint64_t next = tile + 1 == end ? run_end_entry
+                        : s_next != ~0ull ? uint64_t(s_next)
+                        : off.last == run_end_entry ? run_end_entry : ~uint64_t(0);
+        if (next <= off.last) {
+          off.last = next;
+          heads = staged_heads<Shape, false>(s_heads, base, valid, n, warp, lane);
+        } else {
+          /* The window did not fit its stage (uniform): the next tile's first
+           * segment lies past it, by a search up to the run's end entry, and
+           * the bits come from global memory. */
+          if (next == ~uint64_t(0)) {
+            if (warp == 0) walk_search_far(src.offsets, off.last + 1, run_end_entry, n, tile_end, &s_next_far);
+            __syncthreads();
+            next = s_next_far;
+          }
+          off = {src.offsets, 0, off.first, next, n};
+          heads = blocked_heads<Shape, false>(off, s_heads, base, valid, warp, lane);
+        }
+        next_a = next;
+      }
+    } else if constexpr (OFFSETS) {
       heads = blocked_heads<Shape, false>(off, s_heads, base, valid, warp, lane);
     } else {
       /* Flags: the run's first head, while not found; read before the
@@ -391,7 +528,11 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
     if (threadIdx.x == 0) sh.level_fold[0] = s_carry;
     /* Its barriers also mean every warp is done with tile - 1's stages,
      * which tile + RUNS_AHEAD takes. */
-    if constexpr (FETCH) {
+    if (walking) {
+      fetch_values(tile + 1); /* (fetch's halves: compiled for WALK only) */
+      fetch_offsets_walk(tile + 1, next_a, run_end_entry);
+      copy_async_commit();
+    } else if constexpr (FETCH) {
       fetch(tile + RUNS_AHEAD, next_a, next_b);
       if constexpr (STAGE_OFFSETS) {
         next_a = next_b;

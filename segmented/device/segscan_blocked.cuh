@@ -189,26 +189,35 @@ __device__ inline uint32_t blocked_heads(const heads_from_flags &src, stage_head
   return raw >> 1 | next << (ITEMS - 1);
 }
 
-/* The same from offsets (`off`: the tile's, tile_offsets): the tile's bits
- * staged in shared memory (stage_offset_heads), then the thread's ITEMS
- * bits in one shared load (ITEMS divides 32, so they lie in one word). */
-template <typename Shape, bool REVERSE, typename Offset>
-__device__ inline uint32_t blocked_heads(const tile_offsets<Offset> &off, stage_heads<blocked_shape<Shape>> &sh,
-                                         uint64_t base, uint32_t valid, int warp, int lane) {
+/* This thread's ITEMS start flags from a tile's bits in shared memory (set
+ * by stage_offset_heads or seg_runs' walk), in one shared load (ITEMS
+ * divides 32, so they lie in one word), with the input's edge added and
+ * the items past a partial tile's end cleared. */
+template <typename Shape, bool REVERSE>
+__device__ inline uint32_t staged_heads(const stage_heads<blocked_shape<Shape>> &sh, uint64_t base, uint32_t valid,
+                                        uint64_t n, int warp, int lane) {
   using B = blocked_shape<Shape>;
   constexpr int ITEMS = Shape::items;
   static_assert(32 % ITEMS == 0, "a thread's flags lie in one word");
-  stage_offset_heads<B, REVERSE>(off, sh, base, valid);
   const uint32_t o = item_offset<B>(warp, lane, 0);
   constexpr uint32_t all = ITEMS == 32 ? ~0u : (1u << ITEMS) - 1;
   uint32_t bits = (sh.bits[o >> 5] >> (o & 31)) & all;
   /* The input's first element (forward) or last (reverse) always counts. */
-  const uint64_t edge = REVERSE ? off.n - 1 : 0;
+  const uint64_t edge = REVERSE ? n - 1 : 0;
   if (edge >= base + o && edge < base + o + ITEMS) bits |= 1u << (edge - base - o);
   /* Items past the end of a partial tile have no flags. */
   if (o >= valid) bits = 0;
   else if (valid - o < uint32_t(ITEMS)) bits &= (1u << (valid - o)) - 1;
   return bits;
+}
+
+/* The same from offsets (`off`: the tile's, tile_offsets): the tile's bits
+ * staged in shared memory (stage_offset_heads), then staged_heads. */
+template <typename Shape, bool REVERSE, typename Offset>
+__device__ inline uint32_t blocked_heads(const tile_offsets<Offset> &off, stage_heads<blocked_shape<Shape>> &sh,
+                                         uint64_t base, uint32_t valid, int warp, int lane) {
+  stage_offset_heads<blocked_shape<Shape>, REVERSE>(off, sh, base, valid);
+  return staged_heads<Shape, REVERSE>(sh, base, valid, off.n, warp, lane);
 }
 template <typename Shape, bool REVERSE, typename Offset>
 __device__ inline uint32_t blocked_heads(const heads_from_offsets<Offset> &src, stage_heads<blocked_shape<Shape>> &sh,

@@ -90,6 +90,7 @@ template <typename Offset> struct heads_from_offsets {
   const uint64_t *tile_first;
   unsigned *bad = nullptr;
   bool check_windows = false;
+  uint32_t walk_window = 0; /* seg_runs' walk: the offsets a tile stages (GP_RUNS_WALK) */
 };
 /* The same, for seg_runs' scans of 8-byte elements with short segments:
  * their offsets come by cp.async into shared stages as 4-byte scans' do
@@ -202,25 +203,33 @@ __device__ inline tile_offsets<Offset> global_tile_offsets(const heads_from_offs
   return t;
 }
 
+/* Two table entries found by one warp (call from all its lanes): the first
+ * half-warp's tile_first[t0], the second's tile_first[t1] (nseg past the
+ * last tile), into s_entries[0] and [1]. Every caller searches the same
+ * way (first_beyond over [0, nseg)), so two blocks that both find an
+ * entry find the same value, malformed offsets or not. */
+template <typename Offset>
+__device__ inline void table_entries_by_warp(const heads_from_offsets<Offset> &src, uint64_t t0, uint64_t t1,
+                                             uint32_t tiles, uint32_t tile_items, uint64_t n, int lane,
+                                             uint64_t (&s_entries)[2]) {
+  /* The first s with offsets[s] >= b: 0 for b = 0, else the first beyond b - 1. */
+  const uint64_t t = lane < 16 ? t0 : t1, b = t * tile_items;
+  const uint64_t entry = t >= tiles ? src.nseg : b == 0 ? 0 : first_beyond(src.offsets, 0, src.nseg, n, b - 1, lane);
+  if ((lane & 15) == 0) s_entries[lane >> 4] = entry;
+}
+
 /* global_tile_offsets without the table: warp 0 finds tile t's entries
- * (tile_first[t] and [t + 1], or nseg past the last tile) by first_beyond,
- * the table's values for well-formed offsets, into s_entries; the block
- * also checks its share of the offsets, as tile_first_segments does for
- * all (any malformed array fails some tile's share). Saves the table's
+ * (tile_first[t] and [t + 1], or nseg past the last tile) by
+ * table_entries_by_warp, the table's values for well-formed offsets; the
+ * block also checks its share of the offsets, as tile_first_segments does
+ * for all (any malformed array fails some tile's share). Saves the table's
  * launch where there are few tiles. Uniform across the block; contains a
  * barrier. */
 template <typename Offset>
 __device__ inline tile_offsets<Offset> search_tile_offsets(const heads_from_offsets<Offset> &src, uint32_t tile,
                                                            uint32_t tiles, uint32_t tile_items, uint64_t n,
                                                            uint64_t (&s_entries)[2]) {
-  if (threadIdx.x < 32) {
-    /* The first s with offsets[s] >= b: 0 for b = 0, else the first beyond b - 1. */
-    const int lane = threadIdx.x;
-    const uint64_t t = tile + (lane >> 4), b = t * tile_items;
-    const uint64_t entry =
-        t >= tiles ? src.nseg : b == 0 ? 0 : first_beyond(src.offsets, 0, src.nseg, n, b - 1, lane);
-    if ((lane & 15) == 0) s_entries[lane >> 4] = entry;
-  }
+  if (threadIdx.x < 32) table_entries_by_warp(src, tile, tile + uint64_t(1), tiles, tile_items, n, threadIdx.x, s_entries);
   const uint64_t share = (src.nseg + tiles) / tiles; /* ceil((nseg + 1) / tiles) */
   for (uint64_t s = tile * share + threadIdx.x; s <= src.nseg && s < (tile + uint64_t(1)) * share;
        s += blockDim.x)
