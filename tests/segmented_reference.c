@@ -7,7 +7,7 @@
 #include "test_util.h"
 
 const char *seg_kind_name(seg_kind k) {
-  static const char *names[] = {"tiny", "huge", "mixed", "single", "unit"};
+  static const char *names[] = {"tiny", "huge", "mixed", "single", "unit", "bursts"};
   return k < SEG_KINDS ? names[k] : "?";
 }
 
@@ -24,6 +24,22 @@ static void push(offset_list *l, size_t x) {
     l->v = grown;
   }
   l->v[l->len++] = (int64_t)x;
+}
+
+/* Appends stretches of 5000-30000 elements until n is reached, each in
+ * segments of 0-2 elements (dense: thousands of segments a tile, beyond
+ * what one staged window of a tile's offsets holds while the mean length
+ * stays about 3) or of 16-48, in turn. */
+static void push_bursts(offset_list *l, size_t n) {
+  size_t pos = 0;
+  for (int dense = (int)tu_below(2); pos < n; dense = !dense) {
+    const size_t stretch_end = pos + 5000 + tu_below(25001);
+    while (pos < n && pos < stretch_end) {
+      const size_t len = dense ? tu_below(3) : 16 + tu_below(33);
+      pos += len < n - pos ? len : n - pos;
+      push(l, pos);
+    }
+  }
 }
 
 /* Appends segments of random lengths (drawn by `kind`) until n is reached. */
@@ -64,6 +80,7 @@ segmentation seg_make(seg_kind kind, size_t n) {
       for (uint64_t e = tu_below(4); e > 0; e--) push(&l, n);
       break;
     case SEG_SINGLE: push(&l, n); break;
+    case SEG_BURSTS: push_bursts(&l, n); break;
     case SEG_UNIT:
     case SEG_KINDS:
       for (size_t i = 1; i <= n; i++) push(&l, i);

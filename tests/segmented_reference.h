@@ -17,6 +17,7 @@ typedef enum {
   SEG_MIXED,  /* empties, short, medium and a few long; empties at both ends too */
   SEG_SINGLE, /* one segment of all n */
   SEG_UNIT,   /* n segments of one element */
+  SEG_BURSTS, /* stretches of thousands of elements in segments of 0-2, between stretches of segments of 16-48 */
   SEG_KINDS
 } seg_kind;
 const char *seg_kind_name(seg_kind k);
