@@ -14,7 +14,7 @@
 // form for both sides.
 //
 // Columns: gpuprim_us, cub_us (medians of CUDA-event timings, round robin
-// after warm-up, bench_medians_us); vs_copy = time of a device copy that moves
+// after warm-up, each run from a settled L2: settle_each_run); vs_copy = time of a device copy that moves
 // as many bytes as gpuprim must (reads + writes: in, out, and heads or
 // offsets) / gpuprim's time (1.0 = copy speed); cub_vs_copy likewise for CUB's
 // bytes (keys instead of heads/offsets); vs_cub = CUB time / gpuprim time
@@ -100,6 +100,21 @@ void timed_gpuprim(void *arg) {
 void timed_cub(void *arg) {
   if (cub_run(*static_cast<data *>(arg)) != 0) std::exit(2);
 }
+
+// Each timed run starts from a settled L2 (bench_settle_l2): none of the
+// data cached, no dirty lines. GPUPRIM_BENCH_SETTLE=0: as before session 18,
+// each run finds L2 as the run before left it. Then gpuprim, which follows
+// the copy of CUB's bytes in the round robin, writes back up to L2's size of
+// that copy's output in its own time: about 6 us of its reduce at 2^24
+// (bench/NOTES.md), where CUB follows gpuprim's small output.
+bool settle_each_run() {
+  static const bool on = [] {
+    const char *e = std::getenv("GPUPRIM_BENCH_SETTLE");
+    return !(e && std::strcmp(e, "0") == 0);
+  }();
+  return on;
+}
+void settle(void *) { bench_settle_l2(); }
 
 void timed_copy_gp(void *arg) {
   auto *d = static_cast<data *>(arg);
@@ -194,8 +209,9 @@ void seg_benchmark(benchmark::State &state, const std::string &name, kind k, gpu
   fns[m++] = timed_copy_gp;
   fns[m++] = timed_copy_cub;
   double us[4];
+  const bench_fn settles[4] = {settle, settle, settle, settle};
   for (auto _ : state) {
-    bench_medians_us(m, fns, args, 3, reps_for(n * w), us);
+    bench_medians_prepared_us(m, settle_each_run() ? settles : nullptr, fns, args, 3, reps_for(n * w), us);
     state.SetIterationTime(us[0] * 1e-6);
   }
   // u[0] gpuprim (NaN if not timed), u[1] CUB, u[2] copy of gpuprim's bytes, u[3] copy of CUB's

@@ -36,6 +36,11 @@ void bench_medians_us(int k, const bench_fn *fns, void *const *args, int warmup,
  * prepare may be NULL. */
 void bench_medians_prepared_us(int k, const bench_fn *prepare, const bench_fn *run, void *const *args, int warmup,
                                int reps, double *median_us);
+/* Leaves L2 holding none of the benchmark's data and no dirty lines (reads
+ * a buffer of three times its size), then waits: a step before each timed
+ * run (bench_medians_prepared_us), so that no contender pays for writing
+ * back what the one before it wrote, nor finds its input cached by it. */
+void bench_settle_l2(void);
 /* A solver's loop: `count` calls of fn back to back (no wait between them),
  * timed with events around the loop: *gpu_us = the time per call; *host_us =
  * the calling thread's wall time per call to issue them (launch overhead and
