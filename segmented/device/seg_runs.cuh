@@ -233,6 +233,16 @@ template <typename T, typename Shape, typename Values, typename Source, bool RED
 #ifndef GP_RUNS_WALK
 #define GP_RUNS_WALK 1
 #endif
+/* 4-byte scans walk (a second instance of theirs, heads_from_offsets_staged)
+ * where a run holds at most this many tiles (0: never); runs of two tiles
+ * where the resident grid cannot take two a block (GP_RUNS_WALK_PAIRS; 0:
+ * one tile a block there, by search_tile_offsets). segscan_launch.cuh. */
+#ifndef GP_RUNS_WALK_RUNS_4
+#define GP_RUNS_WALK_RUNS_4 8
+#endif
+#ifndef GP_RUNS_WALK_PAIRS
+#define GP_RUNS_WALK_PAIRS 1
+#endif
 
 /* WALK's search past a window that overflowed (rare): the first s in
  * [lo, hi) whose offset reaches c, or hi, into *found by warp 0 (call from
