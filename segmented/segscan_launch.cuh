@@ -232,17 +232,15 @@ gpu_status segscan_offsets_runs(const char *fn, const T *in, T *out, uint64_t n,
                                 const heads_from_offsets<int64_t> &src, uint64_t tiles, unsigned grid,
                                 cudaStream_t stream) {
   constexpr bool staged_8 = GP_RUNS_STAGE_SHORT_8 != 0 && sizeof(T) == 8;
-  constexpr bool walks_4 = GP_RUNS_WALK != 0 && GP_RUNS_WALK_RUNS_4 != 0 && sizeof(T) == 4;
-  if constexpr (staged_8 || walks_4) {
+  if constexpr (staged_8 || runs_walk_4<T>) {
     if (staged_8 ? src.check_windows : src.walk_window != 0) {
       using Results = store_results<T, scan_op<T, OP>>;
       using Staged = seg_runs_kernel<T, OP, heads_from_offsets_staged<int64_t>, false, plain_values, Results,
                                      seg_shape<T>>;
-      /* Its own resident grid, unless 4-byte runs of two were asked for. */
-      const unsigned staged_grid = Staged::grid(tiles);
-      const bool pairs = sizeof(T) == 4 && tiles < 2 * uint64_t(staged_grid);
+      /* 8-byte: its own resident grid; 4-byte: the grid asked for (the
+       * same residency as the other instance, or runs of two). */
       return segscan_runs<T, OP>(fn, in, out, n, exclusive, heads_from_offsets_staged<int64_t>{src}, tiles,
-                                 pairs ? grid : staged_grid, stream);
+                                 staged_8 ? Staged::grid(tiles) : grid, stream);
     }
   }
   return segscan_runs<T, OP>(fn, in, out, n, exclusive, src, tiles, grid, stream);
@@ -329,14 +327,13 @@ gpu_status segmented_op(const T *in, T *out, uint64_t n, const uint8_t *heads, c
    * 4-byte elements in runs of at most GP_RUNS_WALK_RUNS_4 tiles (longer
    * runs lose more to the walk's spills than the table costs; at 2^24 on
    * the H200, 8 tiles a run: segments of 4 0.97x -> 1.03-1.04x CUB, of 64
-   * and 4096 +2-5%; session 18, call 3). A tile's
-   * window: its mean count of segments, a quarter more and 64 (random
-   * lengths of mean 4 stray by about 45 from their 2048 a tile), at most a
-   * stage; a tile with more searches past it. Segments so dense that the
-   * window would leave less than an eighth to spare keep the table. */
+   * and 4096 +2-5%; session 18, call 3). A tile's window: its mean count
+   * of segments, a quarter more and 64 (random lengths of mean 4 stray by
+   * about 45 from their 2048 a tile), at most a stage; a tile with more
+   * searches past it. Segments so dense that the window would leave less
+   * than an eighth to spare keep the table. */
   const uint64_t tile_segments_mean = nseg / (tiles ? tiles : 1) + 1;
   const bool window_fits = tile_segments_mean + tile_segments_mean / 8 + 64 <= uint64_t(RUNS_OFFSETS);
-  constexpr bool walks_4 = GP_RUNS_WALK != 0 && GP_RUNS_WALK_RUNS_4 != 0 && sizeof(T) == 4;
   /* 4-byte scans with more tiles than resident blocks but too few for runs
    * of two on all of them (2^22 elements on the H200) walk runs of two
    * tiles where the mean segment is at most an eighth of a tile: one wave
@@ -345,7 +342,7 @@ gpu_status segmented_op(const T *in, T *out, uint64_t n, const uint8_t *heads, c
    * CUB (f32 0.94x -> 1.04x), of 64 1.17x -> 1.20x; of 4096 (half a tile)
    * it was slower, 1.27x -> 1.19x: they keep one tile a block. */
   const uint64_t resident = OffsetRuns::grid(tiles);
-  if (walks_4 && GP_RUNS_WALK_PAIRS != 0 && GP_SEG_RUNS_SCAN != 0 && forward && !reduce && grid == 0 &&
+  if (runs_walk_4<T> && GP_RUNS_WALK_PAIRS != 0 && GP_SEG_RUNS_SCAN != 0 && forward && !reduce && grid == 0 &&
       window_fits && tiles > resident && tiles < 2 * resident && n / (nseg ? nseg : 1) <= Shape::tile_items / 8)
     grid = unsigned((tiles + 1) / 2);
   const bool search = !reduce && grid == 0 && tiles <= GP_SEG_SEARCH_TILES;
@@ -353,7 +350,7 @@ gpu_status segmented_op(const T *in, T *out, uint64_t n, const uint8_t *heads, c
   const bool short_segments = grid && GP_RUNS_CHECK != 0 && n <= nseg * uint64_t(GP_RUNS_CHECK_MEAN);
   const bool walk = GP_RUNS_WALK != 0 && window_fits &&
                     ((GP_RUNS_STAGE_SHORT_8 != 0 && sizeof(T) == 8 && short_segments) ||
-                     (walks_4 && grid && tiles <= uint64_t(GP_RUNS_WALK_RUNS_4) * grid));
+                     (runs_walk_4<T> && grid && tiles <= uint64_t(GP_RUNS_WALK_RUNS_4) * grid));
   const bool check_windows = short_segments || walk;
   offsets_table table;
   gpu_status s = search || walk ? prepare_offsets_check_only(fn, stream, &table)

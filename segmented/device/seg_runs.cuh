@@ -243,6 +243,8 @@ template <typename T, typename Shape, typename Values, typename Source, bool RED
 #ifndef GP_RUNS_WALK_PAIRS
 #define GP_RUNS_WALK_PAIRS 1
 #endif
+template <typename T>
+constexpr bool runs_walk_4 = GP_RUNS_WALK != 0 && GP_RUNS_WALK_RUNS_4 != 0 && sizeof(T) == 4;
 
 /* WALK's search past a window that overflowed (rare): the first s in
  * [lo, hi) whose offset reaches c, or hi, into *found by warp 0 (call from
