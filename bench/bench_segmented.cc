@@ -14,11 +14,11 @@
 // form for both sides.
 //
 // Columns: gpuprim_us, cub_us (medians of CUDA-event timings, round robin
-// after warm-up, each run from a settled L2: settle_each_run); vs_copy = time of a device copy that moves
-// as many bytes as gpuprim must (reads + writes: in, out, and heads or
-// offsets) / gpuprim's time (1.0 = copy speed); cub_vs_copy likewise for CUB's
-// bytes (keys instead of heads/offsets); vs_cub = CUB time / gpuprim time
-// (> 1: gpuprim faster).
+// after warm-up, each run from a settled L2: settle_each_run); vs_copy =
+// time of a device copy that moves as many bytes as gpuprim must (reads +
+// writes: in, out, and heads or offsets) / gpuprim's time (1.0 = copy
+// speed); cub_vs_copy likewise for CUB's bytes (keys instead of
+// heads/offsets); vs_cub = CUB time / gpuprim time (> 1: gpuprim faster).
 //
 // Every gpuprim result is checked against CUB's before it is timed (integers
 // exactly; float sums, which the two add in different orders, to 0.05 for f32
@@ -105,8 +105,9 @@ void timed_cub(void *arg) {
 // data cached, no dirty lines. GPUPRIM_BENCH_SETTLE=0: as before session 18,
 // each run finds L2 as the run before left it. Then gpuprim, which follows
 // the copy of CUB's bytes in the round robin, writes back up to L2's size of
-// that copy's output in its own time: about 6 us of its reduce at 2^24
-// (bench/NOTES.md), where CUB follows gpuprim's small output.
+// that copy's output in its own time: 4.7 us of its reduce with segments
+// of 4096 at 2^24 (36.9 -> 32.2 us settled, bench/NOTES.md), where CUB
+// follows gpuprim's small output.
 bool settle_each_run() {
   static const bool on = [] {
     const char *e = std::getenv("GPUPRIM_BENCH_SETTLE");

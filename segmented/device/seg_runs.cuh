@@ -541,7 +541,7 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
     /* Its barriers also mean every warp is done with tile - 1's stages,
      * which tile + RUNS_AHEAD takes. */
     if (walking) {
-      fetch_values(tile + 1); /* (fetch's halves: compiled for WALK only) */
+      fetch_values(tile + 1); /* (walking: WALK instances only) */
       fetch_offsets_walk(tile + 1, next_a, run_end_entry);
       copy_async_commit();
     } else if constexpr (FETCH) {
