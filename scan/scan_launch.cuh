@@ -79,6 +79,11 @@ template <auto KERNEL> kernel_fit fit_on_device(int threads, size_t smem) {
   return fits[dev];
 }
 
+/* Dynamic shared memory above 48 KiB needs an opt-in before the launch:
+ * once per kernel and device (fit_on_device). */
+template <auto KERNEL> gpu_status allow_shared_memory(const char *fn, int threads, size_t bytes) {
+  return gp_cuda_status(fit_on_device<KERNEL>(threads, bytes).allowed, fn, "cudaFuncSetAttribute");
+}
 /* Blocks of a persistent kernel that fit on the current device at once,
  * with its dynamic shared memory allowed. */
 template <auto KERNEL> unsigned resident_blocks(int threads, size_t smem) {

@@ -147,10 +147,13 @@ gpu_status seg_runs_launch(const char *fn, const T *in, T *out, uint64_t n, bool
                            const Epilogue &epilogue) {
   using K = seg_runs_kernel<T, OP, Source, REDUCE, Values, Epilogue, Shape>;
   if (tiles == 0) return GPU_OK;
+  /* Whoever chose the grid (K::grid or not), the kernel gets its shared memory. */
+  gpu_status s = allow_shared_memory<K::kernel>(fn, Shape::threads, K::smem);
+  if (s != GPU_OK) return s;
   lookback_args lb;
   gp_tilestate ts{};
   /* Each block takes one ticket for its run. */
-  gpu_status s = prepare_lookback<seg_pair<T>>(fn, grid, 0, grid > 1 ? grid : 0, &lb, &ts, nullptr);
+  s = prepare_lookback<seg_pair<T>>(fn, grid, 0, grid > 1 ? grid : 0, &lb, &ts, nullptr);
   if (s != GPU_OK) return s;
   K::kernel<<<grid, Shape::threads, K::smem, stream>>>(in, out, n, uint32_t(tiles), exclusive, vector_ok, lb, src,
                                                        values, epilogue);

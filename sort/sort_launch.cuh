@@ -28,12 +28,6 @@
 namespace gp {
 namespace radix {
 
-/* Dynamic shared memory above 48 KiB needs an opt-in: once per kernel and
- * device (scan_launch.cuh's fit_on_device). */
-template <auto KERNEL> gpu_status allow_shared_memory(const char *fn, int threads, size_t bytes) {
-  return gp_cuda_status(fit_on_device<KERNEL>(threads, bytes).allowed, fn, "cudaFuncSetAttribute");
-}
-
 inline size_t align_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
 
 /* Byte offsets in the one temporary allocation. */
