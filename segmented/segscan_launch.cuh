@@ -344,10 +344,11 @@ gpu_status segmented_op(const T *in, T *out, uint64_t n, const uint8_t *heads, c
    * the H200 at 2^22 (session 18, call 3): segments of 4 0.92x -> 1.01x
    * CUB (f32 0.94x -> 1.04x), of 64 1.17x -> 1.20x; of 4096 (half a tile)
    * it was slower, 1.27x -> 1.19x: they keep one tile a block. */
-  const uint64_t resident = OffsetRuns::grid(tiles);
   if (runs_walk_4<T> && GP_RUNS_WALK_PAIRS != 0 && GP_SEG_RUNS_SCAN != 0 && forward && !reduce && grid == 0 &&
-      window_fits && tiles > resident && tiles < 2 * resident && n / (nseg ? nseg : 1) <= Shape::tile_items / 8)
-    grid = unsigned((tiles + 1) / 2);
+      window_fits && n / (nseg ? nseg : 1) <= Shape::tile_items / 8) {
+    const uint64_t resident = OffsetRuns::grid(tiles); /* a host query: only for these candidates */
+    if (tiles > resident && tiles < 2 * resident) grid = unsigned((tiles + 1) / 2);
+  }
   const bool search = !reduce && grid == 0 && tiles <= GP_SEG_SEARCH_TILES;
   /* Short segments by runs: the run's tiles check the offsets (seg_runs.cuh). */
   const bool short_segments = grid && GP_RUNS_CHECK != 0 && n <= nseg * uint64_t(GP_RUNS_CHECK_MEAN);
