@@ -63,11 +63,13 @@ inline gpu_status prepare_offsets_check_only(const char *fn, cudaStream_t stream
 template <typename Offset>
 gpu_status build_offsets_table(const char *fn, const Offset *offsets, uint64_t nseg, uint64_t n, uint32_t tile_items,
                                uint64_t tiles, cudaStream_t stream, gp_deferred_kind kind, bool wait,
-                               offsets_table *t, bool check = true) {
+                               offsets_table *t, bool check = true, bool launch = true) {
   gpu_status s = gp_pool_alloc(fn, reinterpret_cast<void **>(&t->tile_first), (tiles + 1) * sizeof(uint64_t));
   if (s == GPU_OK)
     s = prepare_offsets_check(fn, stream, kind, wait, reinterpret_cast<unsigned *>(t->tile_first + tiles), t);
-  if (s != GPU_OK) return s;
+  /* launch false: the table's memory and t->bad only; seg_runs' blocks
+   * write the entries and check the offsets (GP_RUNS_OWN_TABLE). */
+  if (s != GPU_OK || !launch) return s;
   /* check false: the table alone; the kernel that reads the table checks
    * every offset itself into t->bad. */
   const uint64_t blocks = ((check ? tile_first_threads(nseg, tiles) : tiles) + 255) / 256;
@@ -356,11 +358,18 @@ gpu_status segmented_op(const T *in, T *out, uint64_t n, const uint8_t *heads, c
                     ((GP_RUNS_STAGE_SHORT_8 != 0 && sizeof(T) == 8 && short_segments) ||
                      (runs_walk_4<T> && grid && tiles <= uint64_t(GP_RUNS_WALK_RUNS_4) * grid));
   const bool check_windows = short_segments || walk;
+  /* 4-byte scans by longer runs over long segments: each block writes its
+   * run's entries of the table and checks the offsets it spans
+   * (GP_RUNS_OWN_TABLE, seg_runs.cuh), no launch for it. */
+  const bool own_table =
+      runs_own_table<T> && grid && !check_windows && tiles <= uint64_t(RUNS_TABLE_MAX) * grid;
+  const bool no_table = search || walk;
   offsets_table table;
-  gpu_status s = search || walk ? prepare_offsets_check_only(fn, stream, &table)
-                                : build_offsets_table(fn, offsets, nseg, n, Shape::tile_items, tiles, stream,
-                                                      GP_DEFERRED_OFFSETS, false, &table, !check_windows);
-  heads_from_offsets<int64_t> src{offsets, nseg, search || walk ? nullptr : table.tile_first, table.bad, check_windows};
+  gpu_status s = no_table ? prepare_offsets_check_only(fn, stream, &table)
+                          : build_offsets_table(fn, offsets, nseg, n, Shape::tile_items, tiles, stream,
+                                                GP_DEFERRED_OFFSETS, false, &table, !check_windows, !own_table);
+  heads_from_offsets<int64_t> src{offsets, nseg, no_table ? nullptr : table.tile_first, table.bad, check_windows};
+  src.own_table = own_table;
   if (walk) {
     const uint64_t window = tile_segments_mean + tile_segments_mean / 4 + 64;
     src.walk_window = uint32_t(window < uint64_t(RUNS_OFFSETS) ? window : uint64_t(RUNS_OFFSETS));

@@ -263,6 +263,28 @@ START_TEST(segmented_long_runs) {
 }
 END_TEST
 
+/* Runs of more tiles than the CUDA backend walks (8 a run on the H200:
+ * above about 17 million 4-byte elements), where each block builds its
+ * run's table itself for long segments (mixed: a mean of about 500, some
+ * over two tiles) and reads the table's launch for short ones (tiny),
+ * inclusive and exclusive, in place and not. A case of its own ("runs"), so
+ * that the sanitizers can take it alone (CK_RUN_CASE=runs). */
+START_TEST(segmented_runs_own_table) {
+  const size_t n = TU_CUDA ? (tu_quick() ? 18000001 : 25165829) : (tu_quick() ? 70001 : 1048577);
+  static const gpu_dtype types[] = {GPU_I32, GPU_F32};
+  static const seg_kind kinds[] = {SEG_MIXED, SEG_TINY};
+  buffers b = make_buffers(n);
+  size_t trial = 0;
+  for (size_t ki = 0; ki < (tu_quick() ? 1u : 2u); ki++) {
+    dseg d = dseg_make(kinds[ki], n, 0);
+    for (size_t ti = 0; ti < (tu_quick() ? 1u : 2u); ti++)
+      for (size_t fi = 0; fi < 2; fi++) check_segscan(&b, &d, types[ti], GPU_ADD, FLAGS[fi], 0, trial++);
+    dseg_free(&d);
+  }
+  free_buffers(&b);
+}
+END_TEST
+
 /* Arrays one element off their allocation's alignment (heads: an odd address). */
 START_TEST(segmented_misaligned) {
   static const size_t sizes[] = {1, 5, 4097, 70001};
@@ -335,6 +357,7 @@ START_TEST(segmented_float_determinism) {
 END_TEST
 
 void segmented_add_argument_tests(TCase *tc); /* test_segmented_args.c */
+void segmented_add_runs_argument_tests(TCase *tc);
 #if TU_CUDA
 void segmented_add_cuda_tests(Suite *s);      /* test_segmented_cuda.c: n and nseg above 2^32 */
 #endif
@@ -350,6 +373,10 @@ static Suite *segmented_suite(void) {
   tcase_add_test(tc, segmented_misaligned);
   tcase_add_test(tc, segmented_float_determinism);
   suite_add_tcase(s, tc);
+  TCase *runs = tu_tcase("runs");
+  tcase_add_test(runs, segmented_runs_own_table);
+  segmented_add_runs_argument_tests(runs);
+  suite_add_tcase(s, runs);
 #if TU_CUDA
   segmented_add_cuda_tests(s);
 #endif

@@ -268,8 +268,8 @@ END_TEST
  * corruption anywhere must be reported; after each, the call runs
  * well-formed. Forward scans (the runs), inclusive and exclusive; nothing
  * written past out, the offsets untouched. */
-START_TEST(segmented_malformed_offsets_large) {
-  const size_t mean = _i ? 64 : 8, n = TU_CUDA ? (size_t)1 << 24 : (size_t)1 << 16, nseg = n / mean, guard = 64;
+static void malformed_offsets_large(size_t mean, size_t n, bool every_case) {
+  const size_t nseg = n / mean, guard = 64;
   int64_t *h_off = tu_xmalloc((nseg + 1) * sizeof(int64_t)), *back_off = tu_xmalloc((nseg + 1) * sizeof(int64_t));
   h_off[0] = 0;
   for (size_t s = 1; s < nseg; s++) h_off[s] = (int64_t)((s * n) / nseg - tu_below(mean / 2)); /* increasing */
@@ -281,6 +281,7 @@ START_TEST(segmented_malformed_offsets_large) {
   free(h_in);
   const size_t at[] = {1, nseg / 3, nseg / 2 + 7, nseg - 1};
   for (size_t c = 0; c < 4 * 3 + 2; c++) {
+    if (!every_case && c % 5 != 0 && c != 13) continue; /* decreasing, beyond n, negative; offsets[nseg] = n - 1 */
     /* Which entry and how: decreasing, negative, beyond n; then offsets[0]
      * = 1 and offsets[nseg] = n - 1. */
     const size_t k = c < 12 ? at[c / 3] : c == 12 ? 0 : nseg;
@@ -310,6 +311,18 @@ START_TEST(segmented_malformed_offsets_large) {
   tu_free(off);
   free(h_off);
   free(back_off);
+}
+
+START_TEST(segmented_malformed_offsets_large) {
+  malformed_offsets_large(_i ? 64 : 8, TU_CUDA ? (size_t)1 << 24 : (size_t)1 << 16, true);
+}
+END_TEST
+
+/* The same in runs of more tiles than the CUDA backend walks, where each
+ * block builds its run's table and checks the offsets it spans (segments
+ * of 64; test_segmented.c's "runs" case). */
+START_TEST(segmented_malformed_offsets_runs) {
+  malformed_offsets_large(64, TU_CUDA ? (tu_quick() ? 18000001 : 25165829) : 70001, !tu_quick());
 }
 END_TEST
 
@@ -362,3 +375,5 @@ void segmented_add_argument_tests(TCase *tc) {
   tcase_add_loop_test(tc, segmented_malformed_offsets_large, 0, 2);
   tcase_add_test(tc, segmented_reduce_n_from_offsets);
 }
+
+void segmented_add_runs_argument_tests(TCase *tc) { tcase_add_test(tc, segmented_malformed_offsets_runs); }

@@ -277,6 +277,112 @@ __device__ inline void walk_heads(const tile_offsets<Offset> &staged, stage_head
   __syncthreads();
 }
 
+/* 1 (default): 4-byte scans over offsets by runs whose segments are long
+ * (a mean above GP_RUNS_CHECK_MEAN: the table's launch checked their
+ * offsets) and whose runs are too long to walk (more than
+ * GP_RUNS_WALK_RUNS_4 tiles, at most RUNS_TABLE_MAX) need no launch for
+ * the table: each block builds its run's entries in shared memory
+ * (build_run_table) from the offsets its run spans, checks those offsets,
+ * and writes the entries into the table's memory, where its tile loop
+ * reads them as it reads the launch's. Why: the launch's searches are
+ * chains of about 20 dependent loads (10 us at 2^26 with segments of 64,
+ * 18.5 us at 2^28, bench/NOTES.md); a block's entries take two searches by
+ * half-warps and one pass over its offsets, while its first tile's values
+ * load. On the H200 (session 20, call 4, against 0; four interleaved runs
+ * each): segments of 64 and 4096 at 2^26 4-8% faster (i32 L 64 184 ->
+ * 177 us, f32 L 4096 186 -> 170 us), at 2^28 0-5%, at 2^30 i32 level, f32
+ * 2% faster; segments of 4 (still the launch) level to 4% faster (the
+ * instance is the same; not explained). Entries read from shared
+ * memory in the loop instead cost the 4-byte instances 16 bytes of spills
+ * and 1-3% (call 3). 0: the table's launch, for A/B library builds. */
+#ifndef GP_RUNS_OWN_TABLE
+#define GP_RUNS_OWN_TABLE 1
+#endif
+constexpr uint32_t RUNS_TABLE_MAX = 512; /* tiles a run: 2^30 4-byte elements on the H200 */
+template <typename T> constexpr bool runs_own_table = GP_RUNS_OWN_TABLE != 0 && runs_stage_offsets<T, false>;
+
+/* Offsets s - 1 and s as one thread read them, indexed by segment as
+ * offset_in_order reads them. */
+struct offset_pair_view {
+  int64_t prev, cur;
+  uint64_t s;
+  __device__ int64_t operator[](uint64_t i) const { return i == s ? cur : prev; }
+};
+
+/*
+ * A run's table, table[t - first] = tile_first[t] for t in [first, end],
+ * from e0 = tile_first[first] and e1 = tile_first[end] (table_entries_by_warp;
+ * nseg past the last tile), and the check of offsets [e0, e1]. For
+ * well-formed offsets o, tile t's entry is the s with o[s - 1] < t * TILE
+ * <= o[s] (tile_first.cuh), and first < t < end puts it in [e0, e1], so
+ * each thread takes segments s of that window and writes the tiles whose
+ * start lies in (o[s - 1], o[s]]: every entry once, the one the table's
+ * launch would write. Neighbouring runs agree on the entry between them
+ * (the same search), so the windows of all runs cover [0, nseg] and every
+ * offset is checked, as the table's launch does.
+ *
+ * Malformed offsets may leave an entry unwritten or written twice; the
+ * running maximum afterwards, clamped to e1, keeps the entries in [e0, e1]
+ * and non-decreasing, so the tiles' ranges add up to at most e1 - e0 +
+ * end - first a run, as with the table (tile_first.cuh). A window holds
+ * e1 - e0 + 1 offsets whatever the offsets; the windows of all runs, nseg
+ * + runs. Uniform across the block; contains barriers.
+ */
+template <typename Shape, typename Offset>
+__device__ inline void build_run_table(const heads_from_offsets<Offset> &src, uint32_t first, uint32_t end, uint64_t n,
+                                       uint64_t e0, uint64_t e1, uint64_t *table) {
+  constexpr uint64_t TILE = Shape::tile_items;
+  constexpr int K = 4; /* a thread's offsets in flight at once */
+  const uint32_t r = end - first;
+  for (uint32_t i = threadIdx.x; i <= r; i += Shape::threads) table[i] = i == 0 ? e0 : i == r ? e1 : 0;
+  __syncthreads();
+  auto clamp = [n](int64_t o) -> uint64_t { return o < 0 ? 0 : uint64_t(o) > n ? n : uint64_t(o); };
+  const uint64_t last = e1 < src.nseg ? e1 : src.nseg;
+  for (uint64_t s0 = e0 + threadIdx.x; s0 <= last; s0 += uint64_t(K) * Shape::threads) {
+    int64_t prev[K], cur[K];
+#pragma unroll
+    for (int k = 0; k < K; k++) {
+      const uint64_t s = s0 + uint64_t(k) * Shape::threads;
+      cur[k] = s <= last ? int64_t(src.offsets[s]) : 0;
+      prev[k] = s <= last && s > 0 ? int64_t(src.offsets[s - 1]) : 0;
+    }
+#pragma unroll
+    for (int k = 0; k < K; k++) {
+      const uint64_t s = s0 + uint64_t(k) * Shape::threads;
+      if (s > last) continue;
+      if (!offset_in_order(offset_pair_view{prev[k], cur[k], s}, s, src.nseg, n)) *src.bad = 1;
+      /* Tiles t with o[s - 1] < t * TILE <= o[s], within (first, end). */
+      uint64_t t = s == 0 ? 0 : clamp(prev[k]) / TILE + 1;
+      if (t <= first) t = first + 1;
+      const uint64_t top = clamp(cur[k]) / TILE;
+      for (; t <= top && t < end; t++)
+        atomicMax(reinterpret_cast<unsigned long long *>(&table[t - first]), static_cast<unsigned long long>(s));
+    }
+  }
+  __syncthreads();
+  if (threadIdx.x < 32) { /* the running maximum, clamped to e1: a warp over the r + 1 entries */
+    const uint32_t lane = threadIdx.x, per = (r + 1 + 31) / 32;
+    uint64_t m = 0;
+    for (uint32_t k = 0; k < per; k++) {
+      const uint32_t i = lane * per + k;
+      if (i <= r && table[i] > m) m = table[i];
+    }
+    for (int d = 1; d < 32; d <<= 1) {
+      const uint64_t o = ::__shfl_up_sync(0xffffffffu, static_cast<unsigned long long>(m), d);
+      if (lane >= uint32_t(d) && o > m) m = o;
+    }
+    uint64_t run = ::__shfl_up_sync(0xffffffffu, static_cast<unsigned long long>(m), 1);
+    if (lane == 0) run = 0;
+    for (uint32_t k = 0; k < per; k++) {
+      const uint32_t i = lane * per + k;
+      if (i > r) break;
+      if (table[i] > run) run = table[i];
+      table[i] = run < e1 ? run : e1;
+    }
+  }
+  __syncthreads();
+}
+
 /*
  * The kernel. REDUCE: each segment's result to the epilogue (out, exclusive
  * unused); otherwise the inclusive or exclusive scan to out (plain values;
@@ -309,6 +415,11 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
    * table (segments too dense for a window: segscan_launch.cuh). */
   bool walking = false;
   if constexpr (WALK) walking = src.tile_first == nullptr;
+  /* Whether the block writes its run's entries of src.tile_first itself
+   * (GP_RUNS_OWN_TABLE), no launch before it having done so. */
+  constexpr bool OWN_TABLE = runs_own_table<T> && OFFSETS && !REDUCE && !source_offsets<Source>::staged;
+  bool own_table = false;
+  if constexpr (OWN_TABLE) own_table = src.own_table;
   /* Scans: how the lead's outputs get the earlier runs' part (top). */
   constexpr bool LEAD_ONCE = !REDUCE && runs_lead_once<Source>;
   constexpr int RUNS_AHEAD = runs_ahead<REDUCE>, RUNS_STAGES = runs_stages<REDUCE>;
@@ -323,7 +434,7 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
   __shared__ uint64_t s_lead_segment;             /* the lead's segment (~0: the run has no lead) */
   __shared__ uint64_t s_lead_end;                 /* the run's first segment start (or n; flags: ~0 until found) */
   __shared__ uint32_t s_run;
-  __shared__ uint64_t s_run_entries[2];  /* WALK: tile_first[first], tile_first[end] */
+  __shared__ uint64_t s_run_entries[2];  /* WALK, own table: tile_first[first], tile_first[end] */
   __shared__ unsigned long long s_next; /* WALK: the next tile's first segment (walk_heads) */
   __shared__ uint64_t s_next_far;       /* WALK: the same, searched past a window that overflowed */
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -352,7 +463,7 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
   };
   if (threadIdx.x == 0) {
     if constexpr (OFFSETS) {
-      if (!walking) set_lead(src.tile_first[first]); /* walking: once its search is done, below */
+      if (!walking && !own_table) set_lead(src.tile_first[first]); /* else once its search is done, below */
     } else {
       s_lead_segment = ~uint64_t(0);
       s_lead_end = ~uint64_t(0); /* lowered to the first head the run's tiles find */
@@ -412,8 +523,8 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
       }
     }
   };
-  auto fetch = [&](uint32_t tile, uint64_t ta, uint64_t tb) {
-    fetch_values(tile);
+  auto fetch = [&](uint32_t tile, uint64_t ta, uint64_t tb, bool with_values = true) {
+    if (with_values) fetch_values(tile);
     if (tile < end) {
       if constexpr (STAGE_OFFSETS) {
         /* tile_segments' clamping, on the entries read ahead. */
@@ -470,11 +581,31 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
       copy_async_commit();
     }
   } else if constexpr (FETCH) {
+    if constexpr (OWN_TABLE) {
+      if (own_table) {
+        /* The first tile's values are on their way while the block builds
+         * its entries, in the offset stages (free until the first tile's
+         * copies), then writes them where the table's launch would have:
+         * the loop below reads them as it reads the table. Entry `end` is
+         * also the next run's first, the same value from its block. */
+        static_assert(RUNS_TABLE_MAX + 1 <= RUNS_STAGES * RUNS_OFFSETS, "a run's entries fit the offset stages");
+        fetch_values(first);
+        if (warp == 0) table_entries_by_warp(src, first, end, tiles, Shape::tile_items, n, lane, s_run_entries);
+        __syncthreads();
+        uint64_t *const built = reinterpret_cast<uint64_t *>(offset_stages);
+        build_run_table<Shape>(src, first, end, n, s_run_entries[0], s_run_entries[1], built);
+        if (threadIdx.x == 0) set_lead(built[0]);
+        uint64_t *const entries = const_cast<uint64_t *>(src.tile_first);
+        for (uint32_t i = threadIdx.x; i <= end - first && first + i < tiles; i += Shape::threads)
+          entries[first + i] = built[i];
+        __syncthreads(); /* the entries, for this block's reads below; the stages, before their copies */
+      }
+    }
     uint64_t entries[RUNS_AHEAD + 2]; /* all loads in flight at once */
 #pragma unroll
     for (int i = 0; i < RUNS_AHEAD + 2; i++) entries[i] = STAGE_OFFSETS ? table(first + i) : 0;
 #pragma unroll
-    for (int i = 0; i < RUNS_AHEAD; i++) fetch(first + i, entries[i], entries[i + 1]);
+    for (int i = 0; i < RUNS_AHEAD; i++) fetch(first + i, entries[i], entries[i + 1], !(own_table && i == 0));
     next_a = entries[RUNS_AHEAD];
     next_b = entries[RUNS_AHEAD + 1];
   }

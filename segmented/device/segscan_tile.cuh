@@ -91,6 +91,7 @@ template <typename Offset> struct heads_from_offsets {
   unsigned *bad = nullptr;
   bool check_windows = false;
   uint32_t walk_window = 0; /* seg_runs' walk: the offsets a tile stages (GP_RUNS_WALK) */
+  bool own_table = false;   /* seg_runs' blocks write their runs' entries of tile_first (GP_RUNS_OWN_TABLE) */
 };
 /* The same, for seg_runs' scans of 8-byte elements with short segments:
  * their offsets come by cp.async into shared stages as 4-byte scans' do
