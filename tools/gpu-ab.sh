@@ -5,12 +5,18 @@
 #
 #   tools/gpu-ab.sh PROGRAM [ARGS...]
 #
-# Runs build/bench/PROGRAM once for the carried build (variant "base") and
-# once for each .gpu-variants/NAME/ (a copy of libgpuprim.so* built with the
-# variant; the programs' RUNPATH yields to LD_LIBRARY_PATH). Each output goes
-# to $OUT/PROGRAM-NAME.txt; the summaries are printed one after another.
+# Runs build/bench/PROGRAM for the carried build (variant "base") and for
+# each .gpu-variants/NAME/ (a copy of libgpuprim.so* built with the
+# variant; the programs' RUNPATH yields to LD_LIBRARY_PATH), in
+# GPUPRIM_AB_ROUNDS rounds (default 2), the order reversed every other
+# round: the first run of a round was 2-4% slower at 2^24-2^30 in session
+# 20 (bench/NOTES.md), so an A/B in one order only measures the order.
+# Each output goes to $OUT/PROGRAM-NAME-rK.txt; the summaries are printed
+# one after another, and every summary row of every run, tagged "== K NAME",
+# to $OUT/PROGRAM-ab.txt (one file to compare medians from).
 # Run after tools/gpu-run.sh in the same call (it unpacks the build and
-# installs .gpu-deps); .gpu-slim.tgz, where carried, holds .gpu-variants.
+# installs .gpu-deps); .gpu-slim.tgz or .gpu-slim.txz, where carried, holds
+# .gpu-variants.
 set -uo pipefail
 OUT=${OUT:-/tmp/gpuprim-out}
 mkdir -p "$OUT"
@@ -20,12 +26,39 @@ shift
 [ -f .gpu-slim.txz ] && [ ! -d .gpu-variants ] && tar -xJf .gpu-slim.txz
 variants=base
 for d in .gpu-variants/*/; do [ -d "$d" ] && variants="$variants $(basename "$d")"; done
-for v in $variants; do
-  lib=""
-  [ "$v" != base ] && lib=$(pwd)/.gpu-variants/$v
-  t0=$(date +%s)
-  LD_LIBRARY_PATH=$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} timeout 500 "build/bench/$prog" "$@" \
-    >"$OUT/$prog-$v.txt" 2>&1
-  echo "== $prog, variant $v: rc=$? ($(( $(date +%s) - t0 )) s)"
-  sed -n '/^summary/,$p' "$OUT/$prog-$v.txt"
+reversed=$(echo $variants | tr ' ' '\n' | tac | tr '\n' ' ')
+rounds=${GPUPRIM_AB_ROUNDS:-2}
+: >"$OUT/$prog-ab.txt"
+i=0
+for r in $(seq 1 "$rounds"); do
+  order=$variants
+  [ $((r % 2)) -eq 0 ] && order=$reversed
+  for v in $order; do
+    i=$((i + 1))
+    lib=""
+    [ "$v" != base ] && lib=$(pwd)/.gpu-variants/$v
+    t0=$(date +%s)
+    LD_LIBRARY_PATH=$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} timeout 500 "build/bench/$prog" "$@" \
+      >"$OUT/$prog-$v-r$r.txt" 2>&1
+    rc=$?
+    echo "== $prog, variant $v, round $r: rc=$rc ($(( $(date +%s) - t0 )) s)"
+    sed -n '/^summary/,$p' "$OUT/$prog-$v-r$r.txt"
+    echo "== $i $v rc=$rc" >>"$OUT/$prog-ab.txt"
+    sed -n '/^summary/,$p' "$OUT/$prog-$v-r$r.txt" | grep -v '^summary\|^cub/gp\|^case' >>"$OUT/$prog-ab.txt"
+  done
 done
+# The median gpuprim time of each row for each variant, and its ratio to
+# base's (below 1: the variant is faster).
+echo "== medians of $rounds runs a variant: case, n, then variant=us (variant/base)"
+awk '/^== /{v=$3; next} NF >= 4 {print $1, $2, v, $4}' "$OUT/$prog-ab.txt" | sort -k1,1 -k2,2 -k3,3 -k4,4g |
+  awk 'function flush() { if (cnt) { med[key] = (cnt % 2) ? vals[(cnt + 1) / 2] : (vals[cnt / 2] + vals[cnt / 2 + 1]) / 2; cnt = 0 } }
+       { k = $1 " " $2 " " $3; if (k != key) { flush(); key = k; if (!(($1 " " $2) in seen)) { seen[$1 " " $2] = 1; rows[++nrows] = $1 " " $2 } vars[$3] = 1 }
+         vals[++cnt] = $4 }
+       END { flush()
+             for (r = 1; r <= nrows; r++) {
+               line = rows[r]; b = med[rows[r] " base"]
+               for (v in vars) if ((rows[r] " " v) in med) {
+                 m = med[rows[r] " " v]
+                 line = line "  " v "=" m (v != "base" && b > 0 ? sprintf(" (%.3f)", m / b) : "")
+               }
+               print line } }'
