@@ -11,6 +11,8 @@
  * predecessor (i <= nseg). So each entry is written by exactly one thread
  * (no zeroing beforehand), the table costs tiles searches of O(log nseg)
  * reads whatever the offsets, and the check reads every offset once.
+ * (Scans by long runs over long segments build the same entries without
+ * this launch, a block its run's: build_run_table, seg_runs.cuh.)
  *
  * The per-thread functions are __host__ __device__ under nvcc (plain C++
  * otherwise), so tools/check_tile_first.cu runs the kernel's own logic on
