@@ -60,16 +60,23 @@ inline gpu_status prepare_offsets_check_only(const char *fn, cudaStream_t stream
   return prepare_offsets_check(fn, stream, kind, false, reinterpret_cast<unsigned *>(t->tile_first), t);
 }
 
+/* The table's memory (pool memory, freed by the caller) and t->bad, with
+ * no launch: for seg_runs' blocks that write their runs' entries and check
+ * the offsets themselves (GP_RUNS_OWN_TABLE); build_offsets_table's first
+ * half. */
+inline gpu_status prepare_offsets_table(const char *fn, uint64_t tiles, cudaStream_t stream, gp_deferred_kind kind,
+                                        bool wait, offsets_table *t) {
+  gpu_status s = gp_pool_alloc(fn, reinterpret_cast<void **>(&t->tile_first), (tiles + 1) * sizeof(uint64_t));
+  if (s != GPU_OK) return s;
+  return prepare_offsets_check(fn, stream, kind, wait, reinterpret_cast<unsigned *>(t->tile_first + tiles), t);
+}
+
 template <typename Offset>
 gpu_status build_offsets_table(const char *fn, const Offset *offsets, uint64_t nseg, uint64_t n, uint32_t tile_items,
                                uint64_t tiles, cudaStream_t stream, gp_deferred_kind kind, bool wait,
-                               offsets_table *t, bool check = true, bool launch = true) {
-  gpu_status s = gp_pool_alloc(fn, reinterpret_cast<void **>(&t->tile_first), (tiles + 1) * sizeof(uint64_t));
-  if (s == GPU_OK)
-    s = prepare_offsets_check(fn, stream, kind, wait, reinterpret_cast<unsigned *>(t->tile_first + tiles), t);
-  /* launch false: the table's memory and t->bad only; seg_runs' blocks
-   * write the entries and check the offsets (GP_RUNS_OWN_TABLE). */
-  if (s != GPU_OK || !launch) return s;
+                               offsets_table *t, bool check = true) {
+  gpu_status s = prepare_offsets_table(fn, tiles, stream, kind, wait, t);
+  if (s != GPU_OK) return s;
   /* check false: the table alone; the kernel that reads the table checks
    * every offset itself into t->bad. */
   const uint64_t blocks = ((check ? tile_first_threads(nseg, tiles) : tiles) + 255) / 256;
@@ -365,9 +372,10 @@ gpu_status segmented_op(const T *in, T *out, uint64_t n, const uint8_t *heads, c
       runs_own_table<T> && grid && !check_windows && tiles <= uint64_t(RUNS_TABLE_MAX) * grid;
   const bool no_table = search || walk;
   offsets_table table;
-  gpu_status s = no_table ? prepare_offsets_check_only(fn, stream, &table)
-                          : build_offsets_table(fn, offsets, nseg, n, Shape::tile_items, tiles, stream,
-                                                GP_DEFERRED_OFFSETS, false, &table, !check_windows, !own_table);
+  gpu_status s = no_table    ? prepare_offsets_check_only(fn, stream, &table)
+                 : own_table ? prepare_offsets_table(fn, tiles, stream, GP_DEFERRED_OFFSETS, false, &table)
+                             : build_offsets_table(fn, offsets, nseg, n, Shape::tile_items, tiles, stream,
+                                                   GP_DEFERRED_OFFSETS, false, &table, !check_windows);
   heads_from_offsets<int64_t> src{offsets, nseg, no_table ? nullptr : table.tile_first, table.bad, check_windows};
   src.own_table = own_table;
   if (walk) {

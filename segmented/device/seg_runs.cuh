@@ -336,7 +336,6 @@ __device__ inline void build_run_table(const heads_from_offsets<Offset> &src, ui
   const uint32_t r = end - first;
   for (uint32_t i = threadIdx.x; i <= r; i += Shape::threads) table[i] = i == 0 ? e0 : i == r ? e1 : 0;
   __syncthreads();
-  auto clamp = [n](int64_t o) -> uint64_t { return o < 0 ? 0 : uint64_t(o) > n ? n : uint64_t(o); };
   const uint64_t last = e1 < src.nseg ? e1 : src.nseg;
   for (uint64_t s0 = e0 + threadIdx.x; s0 <= last; s0 += uint64_t(K) * Shape::threads) {
     int64_t prev[K], cur[K];
@@ -352,9 +351,9 @@ __device__ inline void build_run_table(const heads_from_offsets<Offset> &src, ui
       if (s > last) continue;
       if (!offset_in_order(offset_pair_view{prev[k], cur[k], s}, s, src.nseg, n)) *src.bad = 1;
       /* Tiles t with o[s - 1] < t * TILE <= o[s], within (first, end). */
-      uint64_t t = s == 0 ? 0 : clamp(prev[k]) / TILE + 1;
+      uint64_t t = s == 0 ? 0 : clamp_offset(prev[k], n) / TILE + 1;
       if (t <= first) t = first + 1;
-      const uint64_t top = clamp(cur[k]) / TILE;
+      const uint64_t top = clamp_offset(cur[k], n) / TILE;
       for (; t <= top && t < end; t++)
         atomicMax(reinterpret_cast<unsigned long long *>(&table[t - first]), static_cast<unsigned long long>(s));
     }

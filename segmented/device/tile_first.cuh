@@ -54,11 +54,15 @@
 
 namespace gp {
 
+/* An offset as read (raw) clamped into [0, n]. */
+GP_TILE_FIRST_HD inline uint64_t clamp_offset(int64_t o, uint64_t n) {
+  return o < 0 ? 0 : uint64_t(o) > n ? n : uint64_t(o);
+}
+
 /* offsets[s] clamped into [0, n]. */
 template <typename Offset>
 GP_TILE_FIRST_HD inline uint64_t clamped_offset(const Offset *offsets, uint64_t s, uint64_t n) {
-  const int64_t o = int64_t(offsets[s]);
-  return o < 0 ? 0 : uint64_t(o) > n ? n : uint64_t(o);
+  return clamp_offset(int64_t(offsets[s]), n);
 }
 
 /* The smallest s in [0, nseg) with the clamped offsets[s] >= b, or nseg
