@@ -208,6 +208,13 @@ __global__ void read_all_kernel(const uint4 *p, size_t n, unsigned *sink) {
   if (acc == 0x9e3779b9u) *sink = acc;
 }
 
+// Keeps one SM busy until `ns` nanoseconds have passed on the GPU's clock.
+__global__ void busy_kernel(unsigned long long ns) {
+  unsigned long long t0, t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); while (t - t0 < ns);
+}
+
 }  // namespace
 
 extern "C" void bench_fill_random(void *p, size_t n, gpu_dtype t, uint64_t seed) {
@@ -377,6 +384,11 @@ extern "C" void bench_settle_l2(void) {
   read_all_kernel<<<1024, 256>>>(buf, words, sink);
   BENCH_CUDA(cudaGetLastError());
   BENCH_CUDA(cudaDeviceSynchronize());
+}
+
+extern "C" void bench_gpu_busy_us(double us) {
+  busy_kernel<<<1, 1>>>((unsigned long long)(us * 1000.0));
+  BENCH_CUDA(cudaGetLastError());
 }
 
 extern "C" void bench_copy(void *dst, const void *src, size_t bytes) {

@@ -41,6 +41,11 @@ void bench_medians_prepared_us(int k, const bench_fn *prepare, const bench_fn *r
  * run (bench_medians_prepared_us), so that no contender pays for writing
  * back what the one before it wrote, nor finds its input cached by it. */
 void bench_settle_l2(void);
+/* Queues a kernel that keeps one SM busy for `us` microseconds and returns
+ * at once: a call timed after it (its start event queued behind it) has
+ * its host-side work done while the GPU is busy, so its event time is the
+ * GPU's alone, as in a loop where the host runs ahead. */
+void bench_gpu_busy_us(double us);
 /* A solver's loop: `count` calls of fn back to back (no wait between them),
  * timed with events around the loop: *gpu_us = the time per call; *host_us =
  * the calling thread's wall time per call to issue them (launch overhead and
