@@ -81,6 +81,18 @@ namespace gp {
 #define GP_SEGREDUCE_WARPS_LANE_BYTES_8 128
 #endif
 
+/* 1 (default): each warp finds its window's two ends by 32-ary searches
+ * of the whole warp, two probes a lane a round (first_beyond_two:
+ * ceil(log32(nseg + 1)) rounds), not 16-ary ones of each half-warp
+ * (ceil(log16(nseg + 1))). Both sides of a chunk bound use the same
+ * search, so the windows still partition [1, nseg]. On the H200 (session
+ * 21, calls 6-7, GPU time of a call queued behind other work) 2-7% faster
+ * at 2^16-2^22 (i32, segments of 4096 at 2^20: 11.9 -> 11.3 us; of 64 at
+ * 2^22 20.3 -> 18.8), level from 2^24. 0: first_beyond, for A/B builds. */
+#ifndef GP_SEGREDUCE_SEARCH32
+#define GP_SEGREDUCE_SEARCH32 1
+#endif
+
 /* The kernel's block and a lane's step of consecutive items. */
 template <typename T> struct warps_reduce_shape {
   static constexpr bool wide = sizeof(T) == 8;
@@ -146,8 +158,13 @@ __global__ void __launch_bounds__(warps_reduce_shape<T>::threads, warps_reduce_s
   uint64_t lead_segment = NONE; /* held by lane 0 */
   if (c0 < c1 || w == 0) {
     /* The chunk's window of end events [first, end). */
+#if GP_SEGREDUCE_SEARCH32
+    uint64_t lo, hi;
+    first_beyond_two(offsets, 1, nseg + 1, n, c0, c1, lane, &lo, &hi);
+#else
     const uint64_t found = first_beyond(offsets, 1, nseg + 1, n, lane < 16 ? c0 : c1, lane);
     const uint64_t lo = ::__shfl_sync(FULL_MASK, found, 0), hi = ::__shfl_sync(FULL_MASK, found, 16);
+#endif
     const uint64_t first = w == 0 ? 1 : lo, end = c1 >= n ? nseg + 1 : hi;
     uint64_t cur = first;
     int64_t prev_raw = offsets[first - 1]; /* the offset before the cursor */

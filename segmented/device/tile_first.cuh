@@ -113,6 +113,20 @@ GP_TILE_FIRST_HD inline uint64_t tile_first_threads(uint64_t nseg, uint64_t tile
  * binary search above, non-decreasing in c for any offsets (both sides of
  * a probe compare the same entry), so searches for neighbouring bounds
  * never cross. ceil(log16(hi - lo)) rounds of one load a lane. */
+/* One round of those k-ary searches: probe j at lo + (j + 1) * step - 1
+ * (past hi: beyond), b the probes beyond c; the answer then lies in the
+ * new [lo, hi]. */
+__device__ __forceinline__ void narrow_first_beyond(unsigned b, uint64_t step, uint64_t &lo, uint64_t &hi) {
+  if (b == 0) {
+    lo = hi; /* the last probe is hi - 1 and not beyond */
+  } else {
+    const int f = __ffs(b) - 1;
+    const uint64_t top = lo + uint64_t(f + 1) * step - 1;
+    lo += uint64_t(f) * step;
+    hi = top < hi ? top : hi;
+  }
+}
+
 template <typename Offset>
 __device__ inline uint64_t first_beyond(const Offset *offsets, uint64_t lo, uint64_t hi, uint64_t n, uint64_t c,
                                         int lane) {
@@ -122,17 +136,34 @@ __device__ inline uint64_t first_beyond(const Offset *offsets, uint64_t lo, uint
     const uint64_t step = (hi - lo + 15) / 16;
     const uint64_t p = lo + uint64_t(j + 1) * step - 1;
     const bool beyond = p >= hi || clamped_offset(offsets, p, n) > c;
-    const unsigned b = (__ballot_sync(mask, beyond) >> (16 * half)) & 0xffffu;
-    if (b == 0) {
-      lo = hi; /* probe 15 is hi - 1 and not beyond */
-    } else {
-      const int f = __ffs(b) - 1;
-      const uint64_t top = lo + uint64_t(f + 1) * step - 1;
-      lo += uint64_t(f) * step;
-      hi = top < hi ? top : hi;
-    }
+    narrow_first_beyond((__ballot_sync(mask, beyond) >> (16 * half)) & 0xffffu, step, lo, hi);
   }
   return lo;
+}
+
+/* first_beyond for two bounds a <= b at once, by the whole warp: each
+ * round every lane probes once for each bound (two loads in flight), a
+ * 32-ary search each, ceil(log32(hi - lo)) rounds instead of
+ * ceil(log16(hi - lo)). Each bound's answer depends on its own c only
+ * (a bound done waits for the other), so it is non-decreasing in c as
+ * first_beyond is; but the two need not equal first_beyond's for
+ * malformed offsets: a caller uses one of them for both sides of a bound.
+ * Call from all 32 lanes; every lane ends with both answers. */
+template <typename Offset>
+__device__ inline void first_beyond_two(const Offset *offsets, uint64_t lo, uint64_t hi, uint64_t n, uint64_t ca,
+                                        uint64_t cb, int lane, uint64_t *ra, uint64_t *rb) {
+  uint64_t lo_a = lo, hi_a = hi, lo_b = lo, hi_b = hi;
+  while (lo_a < hi_a || lo_b < hi_b) { /* each answer lies in [lo, hi] */
+    const uint64_t step_a = (hi_a - lo_a + 31) / 32, step_b = (hi_b - lo_b + 31) / 32;
+    const uint64_t pa = lo_a + uint64_t(lane + 1) * step_a - 1, pb = lo_b + uint64_t(lane + 1) * step_b - 1;
+    const bool beyond_a = lo_a >= hi_a || pa >= hi_a || clamped_offset(offsets, pa, n) > ca;
+    const bool beyond_b = lo_b >= hi_b || pb >= hi_b || clamped_offset(offsets, pb, n) > cb;
+    const unsigned bal_a = __ballot_sync(0xffffffffu, beyond_a), bal_b = __ballot_sync(0xffffffffu, beyond_b);
+    if (lo_a < hi_a) narrow_first_beyond(bal_a, step_a, lo_a, hi_a);
+    if (lo_b < hi_b) narrow_first_beyond(bal_b, step_b, lo_b, hi_b);
+  }
+  *ra = lo_a;
+  *rb = lo_b;
 }
 
 /* The table and the check in one launch (grid-stride over
