@@ -107,15 +107,9 @@ GP_TILE_FIRST_HD inline uint64_t tile_first_threads(uint64_t nseg, uint64_t tile
 }
 
 #ifdef __CUDACC__
-/* The first i in [lo, hi) whose offset (clamped into [0, n]) is beyond c,
- * or hi: a 16-ary search by each half-warp (lanes 0-15 and 16-31 search
- * their own c; every lane of a half ends with its answer). Like the
- * binary search above, non-decreasing in c for any offsets (both sides of
- * a probe compare the same entry), so searches for neighbouring bounds
- * never cross. ceil(log16(hi - lo)) rounds of one load a lane. */
-/* One round of those k-ary searches: probe j at lo + (j + 1) * step - 1
- * (past hi: beyond), b the probes beyond c; the answer then lies in the
- * new [lo, hi]. */
+/* One round of the k-ary searches below (first_beyond, first_beyond_two):
+ * probe j at lo + (j + 1) * step - 1 (past hi: beyond), b the probes
+ * beyond c; the answer then lies in the new [lo, hi]. */
 __device__ __forceinline__ void narrow_first_beyond(unsigned b, uint64_t step, uint64_t &lo, uint64_t &hi) {
   if (b == 0) {
     lo = hi; /* the last probe is hi - 1 and not beyond */
@@ -127,6 +121,12 @@ __device__ __forceinline__ void narrow_first_beyond(unsigned b, uint64_t step, u
   }
 }
 
+/* The first i in [lo, hi) whose offset (clamped into [0, n]) is beyond c,
+ * or hi: a 16-ary search by each half-warp (lanes 0-15 and 16-31 search
+ * their own c; every lane of a half ends with its answer). Like the
+ * binary search above, non-decreasing in c for any offsets (both sides of
+ * a probe compare the same entry), so searches for neighbouring bounds
+ * never cross. ceil(log16(hi - lo)) rounds of one load a lane. */
 template <typename Offset>
 __device__ inline uint64_t first_beyond(const Offset *offsets, uint64_t lo, uint64_t hi, uint64_t n, uint64_t c,
                                         int lane) {
