@@ -266,8 +266,9 @@ END_TEST
  * read where segments are short (mean 8 here; the table's launch then only
  * searches), else the table's launch checks them (mean 64), so a
  * corruption anywhere must be reported; after each, the call runs
- * well-formed. Forward scans (the runs), inclusive and exclusive; nothing
- * written past out, the offsets untouched. */
+ * well-formed. Forward scans (the runs), inclusive and exclusive, and
+ * gpu_segreduce (its warps' searches for their windows over every nseg
+ * here: several rounds); nothing written past out, the offsets untouched. */
 static void malformed_offsets_large(size_t mean, size_t n, bool every_case) {
   const size_t nseg = n / mean, guard = 64;
   int64_t *h_off = tu_xmalloc((nseg + 1) * sizeof(int64_t)), *back_off = tu_xmalloc((nseg + 1) * sizeof(int64_t));
@@ -277,6 +278,7 @@ static void malformed_offsets_large(size_t mean, size_t n, bool every_case) {
   int32_t *h_in = tu_xmalloc(n * sizeof(int32_t));
   for (size_t i = 0; i < n; i++) h_in[i] = (int32_t)tu_below(1000);
   int32_t *in = upload_new(h_in, n * sizeof(int32_t)), *out = tu_alloc(n * sizeof(int32_t) + guard);
+  int32_t *sums = tu_alloc(nseg * sizeof(int32_t) + guard);
   int64_t *off = upload_new(h_off, (nseg + 1) * sizeof(int64_t));
   free(h_in);
   const size_t at[] = {1, nseg / 3, nseg / 2 + 7, nseg - 1};
@@ -302,12 +304,24 @@ static void malformed_offsets_large(size_t mean, size_t n, bool every_case) {
       tu_download(back_off, off, (nseg + 1) * sizeof(int64_t));
       ck_assert_msg(memcmp(back_off, h_off, (nseg + 1) * sizeof(int64_t)) == 0, "case %zu: offsets changed", c);
     }
+    /* gpu_segreduce takes n from offsets[nseg]: n - 1 there is well formed. */
+    if (c != 13) {
+      tu_poison((char *)sums + nseg * sizeof(int32_t), guard);
+      expect(with_verdict(gpu_segreduce(in, off, nseg, sums, GPU_I32, GPU_ADD)), GPU_ERR_INVALID_ARGUMENT,
+             TU_CUDA ? "malformed offsets" : "offsets[", "malformed, large, reduce");
+      ck_assert_msg(gpu_synchronize() == GPU_OK, "case %zu: reduce reported twice: %s", c, gpu_last_error());
+      ck_assert_msg(still_poisoned((char *)sums + nseg * sizeof(int32_t), guard), "case %zu: reduce wrote past out", c);
+      tu_download(back_off, off, (nseg + 1) * sizeof(int64_t));
+      ck_assert_msg(memcmp(back_off, h_off, (nseg + 1) * sizeof(int64_t)) == 0, "case %zu: reduce changed offsets", c);
+    }
     h_off[k] = was;
     tu_upload(off, h_off, (nseg + 1) * sizeof(int64_t));
     EXPECT(with_verdict(gpu_segscan_offsets(in, out, n, off, nseg, GPU_I32, GPU_ADD, GPU_INCLUSIVE)), GPU_OK, NULL);
+    EXPECT(with_verdict(gpu_segreduce(in, off, nseg, sums, GPU_I32, GPU_ADD)), GPU_OK, NULL);
   }
   tu_free(in);
   tu_free(out);
+  tu_free(sums);
   tu_free(off);
   free(h_off);
   free(back_off);
