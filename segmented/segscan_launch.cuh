@@ -279,13 +279,15 @@ gpu_status segreduce_by_warps(const char *fn, const T *in, const int64_t *offset
   const uint64_t steps = (n_max + S::step - 1) / S::step;
   const uint64_t needed = (steps + S::warps - 1) / S::warps;
   const unsigned grid = unsigned(needed == 0 ? 1 : needed < resident ? needed : resident);
+  const uint64_t grid_warps = uint64_t(resident) * S::warps;
   offsets_table check;
   gpu_status s = prepare_offsets_check_only(fn, stream, &check);
   lookback_args lb;
   gp_tilestate ts{};
-  if (s == GPU_OK) s = prepare_lookback<seg_pair<T>>(fn, grid, 0, grid > 1 ? grid : 0, &lb, &ts, nullptr);
+  const uint64_t takes = !S::by_index && grid > 1 ? grid : 0;
+  if (s == GPU_OK) s = prepare_lookback<seg_pair<T>>(fn, grid, 0, takes, &lb, &ts, nullptr);
   if (s == GPU_OK) {
-    kernel<<<grid, S::threads, S::smem, stream>>>(in, offsets, nseg, n_max, uint64_t(resident) * S::warps, aligned16(in), lb,
+    kernel<<<grid, S::threads, S::smem, stream>>>(in, offsets, nseg, n_max, grid_warps, aligned16(in), lb,
                                             check.bad, Results{out});
     s = check_launch(fn, "segreduce_warps");
     gpu_status r = gp_tilestate_release(fn, &ts);

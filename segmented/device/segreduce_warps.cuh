@@ -32,12 +32,24 @@
  * us a call at 2^16-2^20.
  *
  * Chunk w's window of events: indices [e(c0), e(c1)), where e(c) is the
- * first i >= 1 with offsets[i] beyond c (first_beyond, tile_first.cuh; 1
- * and nseg + 1 at the ends), the same search for both sides, so the windows
- * partition [1, nseg] whatever the offsets hold. Each offset of a window is
- * read and checked against the one before it; with offsets[0] checked too,
- * any malformed array sets *bad. Offsets are read clamped to [0, n], so no
- * access leaves in, out or offsets.
+ * first i >= 1 with offsets[i] beyond c (1 and nseg + 1 at the ends), by
+ * the same 32-ary search of the whole warp for both sides
+ * (first_beyond_two_reads, tile_first.cuh), so the windows partition
+ * [1, nseg] whatever the offsets hold. Each offset of a window is read and
+ * checked against the one before it; with offsets[0] checked too, any
+ * malformed array sets *bad. Offsets are clamped (to [0, n]; in the search
+ * to [0, n_max]) before any use as a position, so no access leaves in, out
+ * or offsets.
+ *
+ * The chain of round trips before a warp's results, at small n (4-byte
+ * types): n, offsets[0] and the search's first probes at once (chunks by
+ * blockIdx, no ticket; the search assumes one step a warp until n says
+ * otherwise); the search's next rounds, with the values' copies; then the
+ * step's scan, its first events' offsets from the search's last round and
+ * the offset before the window from its probes. Session 22 took the
+ * ticket, the wait for n and two loads after the search off it: 5-10%
+ * faster at 2^16-2^18, 2-3% at 2^20 (queued; h200_segreduce_warps_ab.txt).
+ * 8-byte types keep the ticket and the wait for n (by_index, SPECULATE).
  */
 #pragma once
 
@@ -81,16 +93,15 @@ namespace gp {
 #define GP_SEGREDUCE_WARPS_LANE_BYTES_8 128
 #endif
 
-/* 1 (default): each warp finds its window's two ends by 32-ary searches
- * of the whole warp, two probes a lane a round (first_beyond_two:
- * ceil(log32(nseg + 1)) rounds), not 16-ary ones of each half-warp
- * (ceil(log16(nseg + 1))). Both sides of a chunk bound use the same
- * search, so the windows still partition [1, nseg]. On the H200 (session
- * 21, calls 6-7, GPU time of a call queued behind other work) 2-7% faster
- * at 2^16-2^22 (i32, segments of 4096 at 2^20: 11.9 -> 11.3 us; of 64 at
- * 2^22 20.3 -> 18.8), level from 2^24. 0: first_beyond, for A/B builds. */
-#ifndef GP_SEGREDUCE_SEARCH32
-#define GP_SEGREDUCE_SEARCH32 1
+/* 1 (default): for 4-byte types block b takes the chunks of warps
+ * [8 b, 8 b + 8) by its blockIdx, not by a ticket from the look-back
+ * counter (an atomic and a barrier before the search could start). Safe
+ * here, unlike in the scans: the grid is at most the resident blocks, and
+ * a block waits only (in the look-back, after its chunks) for blocks of
+ * lower index, so every block it waits for holds or will get a place.
+ * 0: the ticket, for A/B builds. */
+#ifndef GP_SEGREDUCE_BY_INDEX
+#define GP_SEGREDUCE_BY_INDEX 1
 #endif
 
 /* The kernel's block and a lane's step of consecutive items. */
@@ -102,6 +113,9 @@ template <typename T> struct warps_reduce_shape {
   static constexpr int items = (wide ? GP_SEGREDUCE_WARPS_LANE_BYTES_8 : 64) / int(sizeof(T));
   static constexpr int step = 32 * items; /* a warp's step */
   static constexpr int ahead = GP_SEGREDUCE_WARPS_AHEAD, stages = ahead + 1;
+  /* Blocks by blockIdx (GP_SEGREDUCE_BY_INDEX) for 4-byte types; 8-byte
+   * ones keep the ticket, without which ptxas spilled (0 -> 12 bytes). */
+  static constexpr bool by_index = GP_SEGREDUCE_BY_INDEX != 0 && !wide;
   /* Dynamic shared memory: each warp's stages. */
   static constexpr size_t smem = size_t(warps) * stages * step * sizeof(T);
 };
@@ -136,87 +150,136 @@ __global__ void __launch_bounds__(warps_reduce_shape<T>::threads, warps_reduce_s
   __shared__ P s_agg[WARPS];
   __shared__ uint64_t s_lead_segment[WARPS];
   __shared__ P s_level_fold[LOOKBACK_MAX_LEVELS];
-  __shared__ uint32_t s_ticket;
+  /* The search's last reads (first_beyond_two_reads), for 4-byte types:
+   * for 8-byte ones 4 KiB more a block would shrink L1 (two blocks an SM
+   * fill 196 KiB of shared memory to the last 256 bytes). */
+  constexpr bool CACHE = !S::wide;
+  /* The search before n is known, for 4-byte types: with 8-byte ones (and
+   * blocks by index) ptxas spilled 12-32 bytes and f64 ran 2-7% slower at
+   * 2^20-2^28 (h200_segreduce_warps_ab.txt, session 22, calls 1-3). */
+  constexpr bool SPECULATE = !S::wide;
+  __shared__ int64_t s_offsets_cache[WARPS][CACHE ? 64 : 1];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  /* n = offsets[nseg] is loaded before the ticket is taken: it does not
-   * depend on it. */
+  __shared__ uint32_t s_ticket;
+  const uint32_t block = S::by_index ? blockIdx.x : take_tile(lb, &s_ticket);
+  const uint64_t w = uint64_t(block) * WARPS + warp;
+  /* n = offsets[nseg], and offsets[0] (warp 0's offset before its window,
+   * and what the other warps' searches start from), do not depend on the
+   * chunk: both are read first. */
   const int64_t n_raw = offsets[nseg];
-  const uint32_t ticket = take_tile(lb, &s_ticket);
-  const uint64_t w = uint64_t(ticket) * WARPS + warp;
+  const int64_t offset0_raw = offsets[0];
 
+  uint32_t *heads = s_heads[warp];
+  T *const stages = reinterpret_cast<T *>(warp_stages) + size_t(warp) * STAGES * STEP;
+  constexpr int CHUNKS = ITEMS / VEC; /* 16-byte chunks a lane */
+  /* A lane's chunks: where each goes in a stage, and where it comes
+   * from in a step (fixed for the chunk). */
+  uint32_t chunk_dst[CHUNKS], chunk_src[CHUNKS];
+#pragma unroll
+  for (int c = 0; c < CHUNKS; c++) {
+    const int chunk = STRIPED ? c * 32 + lane : lane * CHUNKS + c;
+    chunk_src[c] = uint32_t(chunk * VEC);
+    chunk_dst[c] = uint32_t(swizzled<VEC>(chunk * VEC));
+  }
+  uint32_t own_items[CHUNKS]; /* where this lane's items sit in a stage */
+#pragma unroll
+  for (int c = 0; c < CHUNKS; c++) own_items[c] = uint32_t(swizzled<VEC>(lane * ITEMS + c * VEC));
+  const T *fetch_src = nullptr; /* the next step to fetch */
+  uint64_t fetch_left = 0;      /* its items up to the chunk's end */
+  int fetch_stage = 0, stage = 0;
+  /* The next step's values into its stage (swizzled as buf reads them),
+   * 16 bytes a copy. STRIPED: the warp's copies cover whole 512-byte
+   * spans (lane l copies chunks l, l + 32, ...), and a lane reads back
+   * other lanes' copies after a __syncwarp; else each lane copies its own
+   * 64 bytes. Chunks past the end are not copied: their lanes load
+   * plainly. One commit group a step, copies or not. */
+  auto fetch = [&]() {
+    if (vector_ok && fetch_left > 0) {
+      T *const dst = stages + fetch_stage * STEP;
+      if (fetch_left >= uint64_t(STEP)) {
+#pragma unroll
+        for (int c = 0; c < CHUNKS; c++)
+          copy_async(reinterpret_cast<vec16<T, VEC> *>(dst + chunk_dst[c]),
+                     reinterpret_cast<const vec16<T, VEC> *>(fetch_src + chunk_src[c]));
+      } else {
+#pragma unroll
+        for (int c = 0; c < CHUNKS; c++)
+          if (chunk_src[c] + VEC <= fetch_left)
+            copy_async(reinterpret_cast<vec16<T, VEC> *>(dst + chunk_dst[c]),
+                       reinterpret_cast<const vec16<T, VEC> *>(fetch_src + chunk_src[c]));
+      }
+    }
+    copy_async_commit();
+    fetch_src += STEP;
+    fetch_left = fetch_left > uint64_t(STEP) ? fetch_left - STEP : 0;
+    fetch_stage = fetch_stage + 1 == STAGES ? 0 : fetch_stage + 1;
+  };
   /* This warp's chunk [c0, c1) (chunk 0 also when n = 0: it writes the
-   * empty segments). */
-  const uint64_t n = n_raw < 0 ? 0 : uint64_t(n_raw) > n_max ? n_max : uint64_t(n_raw);
+   * empty segments), and its window of end events [lo, hi) by the search,
+   * with what the search read near lo. Where n gives each warp one step at
+   * most (steps <= grid_warps), the chunks are [w STEP, (w + 1) STEP) cut
+   * at n: the warp assumes so and starts searching for that chunk's bounds
+   * cut at n_max while n is on its way, then its copies (behind the
+   * search's first probes, not in front of them; a warp whose chunk lies
+   * past n stops there, copies and searches nothing more); offsets are compared
+   * clamped into [0, n_max], not [0, n], which gives the same answer
+   * wherever one is used (for a bound below n; at n the window runs to
+   * nseg). Where n is larger it gives up after the first round and starts
+   * again with chunks of `per` steps, the copies after the search, whose
+   * probes would queue behind every warp's first steps. */
+  uint64_t lo = 1, hi = nseg + 1, cache_base = NONE;
+  int64_t below_lo = offset0_raw;
+  int64_t *const cache = CACHE ? s_offsets_cache[warp] : nullptr;
+  auto fetch_ahead = [&]() {
+#pragma unroll
+    for (int k = 0; k < AHEAD; k++) fetch();
+  };
+  auto clamped_n = [&]() { return n_raw < 0 ? 0 : uint64_t(n_raw) > n_max ? n_max : uint64_t(n_raw); };
+  auto one_step_each = [&](uint64_t n) { return (n + STEP - 1) / STEP <= grid_warps; };
+  uint64_t c0 = w * STEP < n_max ? w * STEP : n_max;
+  uint64_t c1 = c0 + STEP < n_max ? c0 + STEP : n_max;
+  fetch_src = in + c0;
+  fetch_left = c1 - c0;
+  bool fetched = false;
+  if (SPECULATE && (c0 < c1 || w == 0))
+    first_beyond_two_reads(offsets, 1, nseg + 1, nseg, n_max, c0, c1, lane, offset0_raw, &lo, &hi, &below_lo, cache,
+                           &cache_base, [&]() {
+                             const uint64_t n = clamped_n();
+                             if (!one_step_each(n)) return false;
+                             fetch_left = c0 < n ? (c1 < n ? c1 : n) - c0 : 0; /* the chunk cut at n */
+                             fetch_ahead();
+                             fetched = true;
+                             return c0 < n || w == 0; /* else no chunk: no window either */
+                           });
+  const uint64_t n = clamped_n();
   bool malformed = n_raw < 0 || uint64_t(n_raw) > n_max;
-  const uint64_t steps = (n + STEP - 1) / STEP;
-  const uint64_t per = steps > grid_warps ? (steps + grid_warps - 1) / grid_warps : 1;
-  const uint64_t c0 = w * per < steps ? w * per * STEP : n;
-  const uint64_t c1 = c0 + per * STEP < n ? c0 + per * STEP : n;
+  if (SPECULATE && one_step_each(n)) {
+    c0 = c0 < n ? c0 : n;
+    c1 = c1 < n ? c1 : n;
+  } else {
+    const uint64_t steps = (n + STEP - 1) / STEP;
+    const uint64_t per = steps > grid_warps ? (steps + grid_warps - 1) / grid_warps : 1;
+    c0 = w * per < steps ? w * per * STEP : n;
+    c1 = c0 + per * STEP < n ? c0 + per * STEP : n;
+    fetch_src = in + c0;
+    fetch_left = c1 - c0;
+    lo = 1, hi = nseg + 1, cache_base = NONE, below_lo = offset0_raw;
+    if (c0 < c1 || w == 0)
+      first_beyond_two_reads(offsets, 1, nseg + 1, nseg, n_max, c0, c1, lane, offset0_raw, &lo, &hi, &below_lo, cache,
+                             &cache_base, []() { return true; });
+  }
+  if (!fetched) fetch_ahead();
+  __syncwarp(); /* the cache, seen by every lane */
 
   P carry = Op::neutral(); /* the chunk's fold so far */
   T lead = Base::neutral();
   uint64_t lead_segment = NONE; /* held by lane 0 */
   if (c0 < c1 || w == 0) {
-    /* The chunk's window of end events [first, end). */
-#if GP_SEGREDUCE_SEARCH32
-    uint64_t lo, hi;
-    first_beyond_two(offsets, 1, nseg + 1, n, c0, c1, lane, &lo, &hi);
-#else
-    const uint64_t found = first_beyond(offsets, 1, nseg + 1, n, lane < 16 ? c0 : c1, lane);
-    const uint64_t lo = ::__shfl_sync(FULL_MASK, found, 0), hi = ::__shfl_sync(FULL_MASK, found, 16);
-#endif
     const uint64_t first = w == 0 ? 1 : lo, end = c1 >= n ? nseg + 1 : hi;
     uint64_t cur = first;
-    int64_t prev_raw = offsets[first - 1]; /* the offset before the cursor */
+    int64_t prev_raw = w == 0 ? offset0_raw : below_lo; /* the offset before the cursor */
     if (w == 0 && prev_raw != 0) malformed = true;
-    bool head_at_start = clamped_offset(offsets, first - 1, n) == c0;
-    uint32_t *heads = s_heads[warp];
-    T *const stages = reinterpret_cast<T *>(warp_stages) + size_t(warp) * STAGES * STEP;
-    constexpr int CHUNKS = ITEMS / VEC; /* 16-byte chunks a lane */
-    /* A lane's chunks: where each goes in a stage, and where it comes
-     * from in a step (fixed for the chunk). */
-    uint32_t chunk_dst[CHUNKS], chunk_src[CHUNKS];
-#pragma unroll
-    for (int c = 0; c < CHUNKS; c++) {
-      const int chunk = STRIPED ? c * 32 + lane : lane * CHUNKS + c;
-      chunk_src[c] = uint32_t(chunk * VEC);
-      chunk_dst[c] = uint32_t(swizzled<VEC>(chunk * VEC));
-    }
-    uint32_t own_items[CHUNKS]; /* where this lane's items sit in a stage */
-#pragma unroll
-    for (int c = 0; c < CHUNKS; c++) own_items[c] = uint32_t(swizzled<VEC>(lane * ITEMS + c * VEC));
-    const T *fetch_src = in + c0; /* the next step to fetch */
-    uint64_t fetch_left = c1 - c0; /* its items up to c1 */
-    int fetch_stage = 0, stage = 0;
-    /* The next step's values into its stage (swizzled as buf reads them),
-     * 16 bytes a copy. STRIPED: the warp's copies cover whole 512-byte
-     * spans (lane l copies chunks l, l + 32, ...), and a lane reads back
-     * other lanes' copies after a __syncwarp; else each lane copies its own
-     * 64 bytes. Chunks past c1 are not copied: their lanes load plainly.
-     * One commit group a step, copies or not. */
-    auto fetch = [&]() {
-      if (vector_ok && fetch_left > 0) {
-        T *const dst = stages + fetch_stage * STEP;
-        if (fetch_left >= uint64_t(STEP)) {
-#pragma unroll
-          for (int c = 0; c < CHUNKS; c++)
-            copy_async(reinterpret_cast<vec16<T, VEC> *>(dst + chunk_dst[c]),
-                       reinterpret_cast<const vec16<T, VEC> *>(fetch_src + chunk_src[c]));
-        } else {
-#pragma unroll
-          for (int c = 0; c < CHUNKS; c++)
-            if (chunk_src[c] + VEC <= fetch_left)
-              copy_async(reinterpret_cast<vec16<T, VEC> *>(dst + chunk_dst[c]),
-                         reinterpret_cast<const vec16<T, VEC> *>(fetch_src + chunk_src[c]));
-        }
-      }
-      copy_async_commit();
-      fetch_src += STEP;
-      fetch_left = fetch_left > uint64_t(STEP) ? fetch_left - STEP : 0;
-      fetch_stage = fetch_stage + 1 == STAGES ? 0 : fetch_stage + 1;
-    };
-#pragma unroll
-    for (int k = 0; k < AHEAD; k++) fetch();
+    bool head_at_start = clamp_offset(prev_raw, n) == c0;
     /* The position of the window's next event (offsets[cur], clamped), or
      * ~0 past the window; 0 until known. A step before it has no event:
      * no starts inside, no results, so its scan is a plain fold. */
@@ -269,7 +332,13 @@ __global__ void __launch_bounds__(warps_reduce_shape<T>::threads, warps_reduce_s
       for (bool round0 = true;; round0 = false) {
         const uint64_t i = cur + lane;
         const bool inside = i < end;
-        const int64_t raw = inside ? int64_t(offsets[i]) : 0;
+        int64_t raw = 0;
+        if (CACHE && cur >= cache_base && cur - cache_base <= 32) { /* (never with cache_base NONE) */
+          /* The 32 entries from cur, as the search's last round read them. */
+          if (inside) raw = cache[cur - cache_base + lane];
+        } else if (inside) {
+          raw = int64_t(offsets[i]);
+        }
         int64_t before = ::__shfl_up_sync(FULL_MASK, raw, 1);
         if (lane == 0) before = prev_raw;
         if (round0) {
@@ -351,8 +420,8 @@ __global__ void __launch_bounds__(warps_reduce_shape<T>::threads, warps_reduce_s
       __syncwarp(); /* buf and heads are free for the next steps */
       if (last) break;
     }
-    copy_async_wait<0>(); /* the groups past the chunk are empty */
   }
+  copy_async_wait<0>(); /* the groups past the chunk: empty, or a step copied for a chunk past n */
   if (__any_sync(FULL_MASK, malformed) && lane == 0) *bad = 1;
   if (lane == 0) {
     s_agg[warp] = carry;
@@ -372,8 +441,8 @@ __global__ void __launch_bounds__(warps_reduce_shape<T>::threads, warps_reduce_s
   }
   if (lane == 0 && lead_segment != NONE && before.head) epilogue(lead_segment, Base::apply(before.value, lead), false);
   if (lb.tiles > 1) {
-    if (warp == 0) publish_and_close_groups<Op>(lb, ticket, total, lane);
-    else if (needs_prefix) fold_prefix_levels<Op, S>(lb, ticket, s_level_fold, warp, lane);
+    if (warp == 0) publish_and_close_groups<Op>(lb, block, total, lane);
+    else if (needs_prefix) fold_prefix_levels<Op, S>(lb, block, s_level_fold, warp, lane);
     __syncthreads();
   }
   if (lane == 0 && lead_segment != NONE && !before.head) {

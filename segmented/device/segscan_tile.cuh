@@ -204,19 +204,27 @@ __device__ inline tile_offsets<Offset> global_tile_offsets(const heads_from_offs
   return t;
 }
 
-/* Two table entries found by one warp (call from all its lanes): the first
- * half-warp's tile_first[t0], the second's tile_first[t1] (nseg past the
- * last tile), into s_entries[0] and [1]. Every caller searches the same
- * way (first_beyond over [0, nseg)), so two blocks that both find an
- * entry find the same value, malformed offsets or not. */
+/* Two table entries found by one warp (call from all its lanes):
+ * tile_first[t0] and tile_first[t1] (nseg past the last tile), into
+ * s_entries[0] and [1], by 32-ary searches of the whole warp
+ * (first_beyond_two_reads over [0, nseg), no cache): one round trip fewer
+ * than 16-ary ones of each half-warp where nseg lies between 16^k and
+ * 32^k. Every caller searches the same way, so two blocks that both find
+ * an entry find the same value, malformed offsets or not. */
 template <typename Offset>
 __device__ inline void table_entries_by_warp(const heads_from_offsets<Offset> &src, uint64_t t0, uint64_t t1,
                                              uint32_t tiles, uint32_t tile_items, uint64_t n, int lane,
                                              uint64_t (&s_entries)[2]) {
   /* The first s with offsets[s] >= b: 0 for b = 0, else the first beyond b - 1. */
-  const uint64_t t = lane < 16 ? t0 : t1, b = t * tile_items;
-  const uint64_t entry = t >= tiles ? src.nseg : b == 0 ? 0 : first_beyond(src.offsets, 0, src.nseg, n, b - 1, lane);
-  if ((lane & 15) == 0) s_entries[lane >> 4] = entry;
+  const uint64_t b0 = t0 * tile_items, b1 = t1 * tile_items;
+  uint64_t e0, e1, unused_base;
+  int64_t unused_below;
+  first_beyond_two_reads(src.offsets, 0, src.nseg, src.nseg, n, b0 ? b0 - 1 : 0, b1 ? b1 - 1 : 0, lane, 0, &e0, &e1,
+                         &unused_below, static_cast<int64_t *>(nullptr), &unused_base, []() { return true; });
+  if (lane == 0) {
+    s_entries[0] = t0 >= tiles ? src.nseg : b0 == 0 ? 0 : e0;
+    s_entries[1] = t1 >= tiles ? src.nseg : b1 == 0 ? 0 : e1;
+  }
 }
 
 /* global_tile_offsets without the table: warp 0 finds tile t's entries

@@ -107,7 +107,7 @@ GP_TILE_FIRST_HD inline uint64_t tile_first_threads(uint64_t nseg, uint64_t tile
 }
 
 #ifdef __CUDACC__
-/* One round of the k-ary searches below (first_beyond, first_beyond_two):
+/* One round of the k-ary searches below (first_beyond, first_beyond_two_reads):
  * probe j at lo + (j + 1) * step - 1 (past hi: beyond), b the probes
  * beyond c; the answer then lies in the new [lo, hi]. */
 __device__ __forceinline__ void narrow_first_beyond(unsigned b, uint64_t step, uint64_t &lo, uint64_t &hi) {
@@ -148,22 +148,64 @@ __device__ inline uint64_t first_beyond(const Offset *offsets, uint64_t lo, uint
  * (a bound done waits for the other), so it is non-decreasing in c as
  * first_beyond is; but the two need not equal first_beyond's for
  * malformed offsets: a caller uses one of them for both sides of a bound.
- * Call from all 32 lanes; every lane ends with both answers. */
-template <typename Offset>
-__device__ inline void first_beyond_two(const Offset *offsets, uint64_t lo, uint64_t hi, uint64_t n, uint64_t ca,
-                                        uint64_t cb, int lane, uint64_t *ra, uint64_t *rb) {
+ * Call from all 32 lanes; every lane ends with both answers. It also
+ * keeps what bound a's reads tell about the entries around its answer, so
+ * the caller need not read them again:
+ *   *below_a: the raw offset just below a's answer (below_lo, the caller's
+ *             offsets[lo - 1], where no probe below it was read);
+ *   cache[0, 64): where a's last round probed one entry a lane (step 1,
+ *             which every search of more than one entry ends with), the
+ *             raw offsets from *cache_base on (those up to `last`); each
+ *             lane also reads the entry 32 past its probe, and those past
+ *             hi, so cache_base <= a <= cache_base + 32 and the cache holds
+ *             the 32 entries from a. *cache_base = ~0 where no such round
+ *             ran. cache: the warp's 64 words of shared memory (visible to
+ *             every lane after a __syncwarp), or NULL: no cache.
+ * go_on() runs once, after the first round's loads are issued and before
+ * their values are used: for work that should queue behind them (a
+ * caller's copies of its values), and to give up (false: the answers are
+ * not set) where the caller learns meanwhile that it searched for the
+ * wrong bounds. */
+template <typename Offset, typename GoOn>
+__device__ inline void first_beyond_two_reads(const Offset *offsets, uint64_t lo, uint64_t hi, uint64_t last, uint64_t n,
+                                              uint64_t ca, uint64_t cb, int lane, int64_t below_lo, uint64_t *ra,
+                                              uint64_t *rb, int64_t *below_a, int64_t *cache, uint64_t *cache_base,
+                                              GoOn &&go_on) {
   uint64_t lo_a = lo, hi_a = hi, lo_b = lo, hi_b = hi;
-  while (lo_a < hi_a || lo_b < hi_b) { /* each answer lies in [lo, hi] */
+  int64_t below = below_lo;
+  uint64_t base = ~uint64_t(0);
+  for (bool first_round = true; lo_a < hi_a || lo_b < hi_b; first_round = false) { /* answers in [lo, hi] */
+    const bool active_a = lo_a < hi_a;
     const uint64_t step_a = (hi_a - lo_a + 31) / 32, step_b = (hi_b - lo_b + 31) / 32;
     const uint64_t pa = lo_a + uint64_t(lane + 1) * step_a - 1, pb = lo_b + uint64_t(lane + 1) * step_b - 1;
-    const bool beyond_a = lo_a >= hi_a || pa >= hi_a || clamped_offset(offsets, pa, n) > ca;
-    const bool beyond_b = lo_b >= hi_b || pb >= hi_b || clamped_offset(offsets, pb, n) > cb;
+    const bool fill = cache && active_a && step_a == 1; /* a's last round: pa = lo_a + lane */
+    int64_t raw_a = 0, raw_more = 0, raw_b = 0;
+    if (active_a && (pa < hi_a || (fill && pa <= last))) raw_a = int64_t(offsets[pa]);
+    if (fill && pa + 32 <= last) raw_more = int64_t(offsets[pa + 32]);
+    if (lo_b < hi_b && pb < hi_b) raw_b = int64_t(offsets[pb]);
+    if (first_round && !go_on()) return; /* (while the first probes are on their way) */
+    if (fill) {
+      cache[lane] = raw_a;
+      cache[32 + lane] = raw_more;
+      base = lo_a;
+    }
+    const bool beyond_a = !active_a || pa >= hi_a || clamp_offset(raw_a, n) > ca;
+    const bool beyond_b = lo_b >= hi_b || pb >= hi_b || clamp_offset(raw_b, n) > cb;
     const unsigned bal_a = __ballot_sync(0xffffffffu, beyond_a), bal_b = __ballot_sync(0xffffffffu, beyond_b);
-    if (lo_a < hi_a) narrow_first_beyond(bal_a, step_a, lo_a, hi_a);
+    if (active_a) {
+      /* The last probe not beyond (lane f - 1, below the first beyond f,
+       * or lane 31 where none is) sits just below a's new lo. */
+      const int f = bal_a == 0 ? 32 : __ffs(bal_a) - 1;
+      const int64_t b = ::__shfl_sync(0xffffffffu, raw_a, (f + 31) & 31);
+      if (f > 0) below = b;
+      narrow_first_beyond(bal_a, step_a, lo_a, hi_a);
+    }
     if (lo_b < hi_b) narrow_first_beyond(bal_b, step_b, lo_b, hi_b);
   }
   *ra = lo_a;
   *rb = lo_b;
+  *below_a = below;
+  *cache_base = base;
 }
 
 /* The table and the check in one launch (grid-stride over
