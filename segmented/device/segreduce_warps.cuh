@@ -47,8 +47,8 @@
  * otherwise); the search's next rounds, with the values' copies; then the
  * step's scan, its first events' offsets from the search's last round and
  * the offset before the window from its probes. Session 22 took the
- * ticket, the wait for n and two loads after the search off it: 5-10%
- * faster at 2^16-2^18, 2-3% at 2^20 (queued; h200_segreduce_warps_ab.txt).
+ * ticket, the wait for n and two loads after the search off it: 3-10%
+ * faster at 2^16-2^18, 1-3% at 2^20 (queued; h200_segreduce_warps_ab.txt).
  * 8-byte types keep the ticket and the wait for n (by_index, SPECULATE).
  */
 #pragma once

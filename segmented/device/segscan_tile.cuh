@@ -220,7 +220,7 @@ __device__ inline void table_entries_by_warp(const heads_from_offsets<Offset> &s
   uint64_t e0, e1, unused_base;
   int64_t unused_below;
   first_beyond_two_reads(src.offsets, 0, src.nseg, src.nseg, n, b0 ? b0 - 1 : 0, b1 ? b1 - 1 : 0, lane, 0, &e0, &e1,
-                         &unused_below, static_cast<int64_t *>(nullptr), &unused_base, []() { return true; });
+                         &unused_below, nullptr, &unused_base, []() { return true; });
   if (lane == 0) {
     s_entries[0] = t0 >= tiles ? src.nseg : b0 == 0 ? 0 : e0;
     s_entries[1] = t1 >= tiles ? src.nseg : b1 == 0 ? 0 : e1;
