@@ -30,8 +30,9 @@
  * Per tile, as segscan_blocked: load (and for SpMV the columns, then the
  * products; plain values come by cp.async one or two tiles ahead, see
  * GP_RUNS_PREFETCH, and in scans the offsets too, GP_RUNS_OFFSETS), the
- * start bits, transpose to blocked, pairs; scan_tile scans the tile alone
- * with the run's fold as its prefix (a look-back of one tile: none).
+ * start bits, transpose to blocked; scan_in_run scans the tile alone
+ * with the run's fold as its prefix (scan_tile's steps, the start flags as
+ * a bit mask a thread).
  * Reduce: the results go to shared memory and each segment ending in the
  * tile takes its last element's (gather_segment_results), except the lead
  * one. Scan: transposed back and stored.
@@ -60,29 +61,90 @@ __device__ inline void store_tile_range(T *tile, uint32_t from, uint32_t valid, 
     }
 }
 
-/* scan_tile of a tile in a run: x holds this thread's ITEMS consecutive
- * items from o, sh.level_fold[0] the run's fold before the tile (the
- * prefix, prefolded). Also the run's fold through the tile to *carry,
- * from the thread holding its last valid item: that item's inclusive pair
- * (an exclusive scan's output there, folded with its input). */
-template <typename P, typename Op, typename B>
-__device__ inline void scan_in_run(P (&x)[1][B::items], uint32_t tile, uint32_t valid, bool excl, uint32_t o,
-                                   const lookback_args &alone, tile_scan_shared<P, B::warps> &sh, P *carry, int warp,
-                                   int lane) {
-  constexpr int ITEMS = B::items;
-  const bool holds_last = valid - 1 >= o && valid - 1 < o + ITEMS;
-  P last_in = Op::neutral();
-  if (excl && holds_last) {
+/* Step 5 of scan_in_run: each item from its thread's prefix acc, restarting
+ * at its starts; v becomes the outputs (exclusive: the identity where a
+ * segment starts). Returns the last item's inclusive value, and with CHECK
+ * item `last`'s into *last_value (a tile's last valid item, if here). */
+template <bool CHECK, bool EXCL, typename Base, typename T, int ITEMS>
+__device__ inline T scan_from_prefix(T (&v)[ITEMS], uint32_t bits, T acc, uint32_t last, T *last_value) {
 #pragma unroll
-    for (int j = 0; j < ITEMS; j++)
-      if (o + j == valid - 1) last_in = x[0][j];
+  for (int j = 0; j < ITEMS; j++) {
+    const bool h = (bits >> j) & 1u;
+    const T next = h ? v[j] : Base::apply(acc, v[j]);
+    if (CHECK && uint32_t(j) == last) *last_value = next;
+    v[j] = EXCL ? (h ? Base::identity() : acc) : next;
+    acc = next;
   }
-  scan_tile<P, Op, B, false>(x, tile, valid, excl, alone, prefix_source::prefolded, sh, warp, lane);
-  if (holds_last) {
+  return acc;
+}
+
+/*
+ * A tile of a run scanned alone, with the run's fold before it
+ * (sh.level_fold[0]) as its prefix: v holds this thread's ITEMS
+ * consecutive items from o and becomes their outputs; bit j of `bits` says
+ * item j starts a segment. Also the run's fold through the tile to *carry,
+ * from the thread holding its last valid item: that item's inclusive pair.
+ *
+ * These are scan_tile's steps for pairs (one row of ITEMS pairs a thread;
+ * a look-back of "two tiles" whose one level is already folded), the same
+ * folds of values in the same order, so the same bits; only the flags are
+ * kept as the thread's bit mask, not one flag a pair. Why: with a flag in
+ * every pair (and the exclusive choice, the carry's search and the
+ * restarts item by item) a warp spent 368 of its 712 instructions a tile
+ * here (scan over offsets, i32, segments of 64, 2^26; ncu source counters,
+ * issue slots 59% busy). On the H200 (session 23, calls 4-5,
+ * `h200_seg_scan_bits_ab.txt`; the same output bits in 672 cases): scans
+ * over offsets, i32 with segments of 64 and 4096 2-6% faster (L 64 at
+ * 2^26 173 -> 167 us), f32 8-10%, segments of 4 11-15%, f64 0-5%; by
+ * head flags 0-1.5%; SpMV on the large generated matrices 0-4%; 2^20
+ * and below (segscan_blocked) unchanged. Uniform across the block; one
+ * barrier.
+ */
+template <typename T, gpu_op OP, typename B>
+__device__ inline void scan_in_run(T (&v)[B::items], uint32_t bits, uint32_t tile, uint32_t valid, bool excl,
+                                   uint32_t o, tile_scan_shared<seg_pair<T>, B::warps> &sh, seg_pair<T> *carry,
+                                   int warp, int lane) {
+  using P = seg_pair<T>;
+  using Op = seg_op<T, OP>;
+  using Base = scan_op<T, OP>;
+  constexpr int ITEMS = B::items, NW = B::warps;
+  static_assert(ITEMS <= 32, "a thread's start bits fit a word");
+  constexpr uint32_t ITEM_BITS = ITEMS == 32 ? ~0u : (1u << ITEMS) - 1;
+  bits &= ITEM_BITS;
+  /* 3. The thread's fold, the warp's scan of the folds, and each warp's
+   * scan of the warps' totals. */
+  T fold = v[0];
 #pragma unroll
-    for (int j = 0; j < ITEMS; j++)
-      if (o + j == valid - 1) *carry = excl ? Op::apply(x[0][j], last_in) : x[0][j];
+  for (int j = 1; j < ITEMS; j++) fold = (bits >> j) & 1u ? v[j] : Base::apply(fold, v[j]);
+  const P incl = warp_inclusive_scan<Op, false>(P{fold, bits != 0}, lane);
+  const P lane_excl = warp_exclusive_from_inclusive<Op, false>(incl, lane);
+  const P warp_total = Op::apply(Op::neutral(), warp_last<false>(incl)); /* a shuffle: every lane */
+  if (lane == 0) sh.warp_total[warp] = warp_total;
+  __syncthreads();
+  const P wincl = warp_inclusive_scan<Op, false>(lane < NW ? sh.warp_total[lane] : Op::neutral(), lane);
+  const P warp_prefix = __shfl_sync(FULL_MASK, warp_exclusive_from_inclusive<Op, false>(wincl, lane), warp);
+  /* 4. The prefix: the run's fold, as combine_prefix_levels folds one level. */
+  const P prefix = Op::apply(Op::neutral(), sh.level_fold[0]);
+  /* 5. The thread's prefix (scan_tile's thread base, row prefix and lane
+   * prefix), then its items. */
+  const P acc = Op::apply(Op::apply(Op::apply(prefix, warp_prefix), Op::neutral()), lane_excl);
+  const uint32_t last = valid - 1 - o; /* the tile's last valid item, where it is this thread's */
+  /* The bits again, as a value the compiler cannot see is `bits`: else it
+   * keeps step 3's tests of them, 16 predicates, packed bit by bit into a
+   * register (two instructions an item) to test them again here. */
+  asm("mov.b32 %0, %0;" : "+r"(bits));
+  if (valid == uint32_t(B::tile_items)) { /* uniform: the last thread holds the last item */
+    const T end = excl ? scan_from_prefix<false, true, Base>(v, bits, acc.value, 0, (T *)nullptr)
+                       : scan_from_prefix<false, false, Base>(v, bits, acc.value, 0, (T *)nullptr);
+    if (threadIdx.x == B::threads - 1) *carry = P{end, acc.head | (bits != 0)};
+  } else {
+    T at_last = acc.value;
+    if (excl) scan_from_prefix<true, true, Base>(v, bits, acc.value, last, &at_last);
+    else scan_from_prefix<true, false, Base>(v, bits, acc.value, last, &at_last);
+    if (last < uint32_t(ITEMS)) *carry = P{at_last, acc.head | ((bits & (2u << last) - 1) != 0)};
   }
+  /* An exclusive scan's first output is the identity, not the padding's neutral. */
+  if (excl && tile == 0 && threadIdx.x == 0) v[0] = Base::identity();
 }
 
 /* Whether the offsets of a tile's window [first, last] keep 0 =
@@ -442,12 +504,6 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
   const uint32_t run = take_tile(lb, &s_run);
   const uint32_t first = run_start(tiles, run, gridDim.x), end = run_start(tiles, run + 1, gridDim.x);
   const uint64_t run_base = uint64_t(first) * Shape::tile_items;
-  /* A tile scanned alone, with the run's fold as its prefix: a look-back of
-   * "two tiles" whose one level scan_tile finds folded (prefolded) in
-   * sh.level_fold[0]. */
-  lookback_args alone{};
-  alone.tiles = 2;
-  alone.levels = 1;
 
   /* Offsets: the first segment starting at or after the run's first
    * element, s = tile_first[first]; the one before it reaches into the run
@@ -688,23 +744,13 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
     /* SpMV's gathers of x after the start bits: before them, their round
      * trip would overlap the offsets' but SpMV ran 3-11% slower (NOTES). */
     if constexpr (Values::transforms) values.template operator()<Shape>(v, loaded, valid, warp, lane);
-    P x[1][ITEMS];
-    {
-      T b[1][ITEMS];
-      if constexpr (PREFETCH) {
-        get_blocked<Shape>(buf, b, warp, lane);
-      } else {
-        striped_to_blocked<Shape>(buf, v, b, warp, lane);
-      }
-#pragma unroll
-      for (int j = 0; j < ITEMS; j++) x[0][j] = P{b[0][j], (heads >> j) & 1u};
+    T y[1][ITEMS]; /* the tile's items in blocked order, then their outputs */
+    if constexpr (PREFETCH) {
+      get_blocked<Shape>(buf, y, warp, lane);
+    } else {
+      striped_to_blocked<Shape>(buf, v, y, warp, lane);
     }
-    const bool excl = !REDUCE && exclusive;
-    scan_in_run<P, Op, B>(x, tile, valid, excl, o, alone, sh, &s_carry, warp, lane);
-    T y[1][ITEMS];
-#pragma unroll
-    for (int j = 0; j < ITEMS; j++)
-      y[0][j] = excl && ((heads >> j) & 1u) ? Base::identity() : x[0][j].value; /* exclusive: restarts */
+    scan_in_run<T, OP, B>(y[0], heads, tile, valid, !REDUCE && exclusive, o, sh, &s_carry, warp, lane);
     /* scan_tile's barriers lie between the transpose's reads and these writes. */
     if constexpr (REDUCE) {
       put_blocked<Shape>(buf, y, warp, lane);
@@ -766,18 +812,9 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
       if (threadIdx.x == 0) sh.level_fold[0] = s_carry;
       T v[Shape::rows][Shape::vec];
       load_tile<Shape>(in + base, valid, vector_ok, warp, lane, v, Base::neutral());
-      P x[1][ITEMS];
-      {
-        T b[1][ITEMS];
-        striped_to_blocked<Shape>(buf, v, b, warp, lane);
-#pragma unroll
-        for (int j = 0; j < ITEMS; j++) x[0][j] = P{b[0][j], 0u};
-      }
-      scan_in_run<P, Op, B>(x, tile, valid, exclusive, item_offset<B>(warp, lane, 0), alone, sh, &s_carry, warp,
-                            lane);
       T y[1][ITEMS];
-#pragma unroll
-      for (int j = 0; j < ITEMS; j++) y[0][j] = x[0][j].value;
+      striped_to_blocked<Shape>(buf, v, y, warp, lane);
+      scan_in_run<T, OP, B>(y[0], 0u, tile, valid, exclusive, item_offset<B>(warp, lane, 0), sh, &s_carry, warp, lane);
       T w[Shape::rows][Shape::vec];
       blocked_to_striped<Shape>(buf, y, w, warp, lane);
       const uint64_t count = lead_end - base < valid ? lead_end - base : valid;

@@ -68,10 +68,25 @@ template <int B> using seg_small_shape = seg_tile_shape<256, 8 * B / 16, 16 / B,
 #ifndef GP_SEG_LARGE_8_BLOCKS
 #define GP_SEG_LARGE_8_BLOCKS 2
 #endif
+/* The large 4-byte shape's threads and blocks an SM, for A/B library
+ * builds (4 rows of one 16-byte vector a thread). Scans by runs, before
+ * scan_in_run kept start bits (session
+ * 23, call 1, `h200_seg_scan_bits_ab.txt`): 256 threads at 4 blocks an SM
+ * (offset stages of 1280) took f32 over offsets and i32 with segments of
+ * 4 3-5% faster at 2^26-2^28, i32 with segments of 64 and 4096 2-3%
+ * slower, the flags' scans within 1-2%; 256 at 3 within 1% but for
+ * segments of 4 (4% faster); 1024 at 1 does not build (segscan_blocked's
+ * static shared memory). Not adopted. */
+#ifndef GP_SEG_LARGE_4_THREADS
+#define GP_SEG_LARGE_4_THREADS 512
+#endif
+#ifndef GP_SEG_LARGE_4_BLOCKS
+#define GP_SEG_LARGE_4_BLOCKS 2
+#endif
 template <int B>
 using seg_large_shape =
-    seg_tile_shape<B == 8 ? GP_SEG_LARGE_8_THREADS : 512, B == 8 ? GP_SEG_LARGE_8_ROWS : 4, 16 / B,
-                   B == 8 ? GP_SEG_LARGE_8_BLOCKS : 2>;
+    seg_tile_shape<B == 8 ? GP_SEG_LARGE_8_THREADS : GP_SEG_LARGE_4_THREADS, B == 8 ? GP_SEG_LARGE_8_ROWS : 4, 16 / B,
+                   B == 8 ? GP_SEG_LARGE_8_BLOCKS : GP_SEG_LARGE_4_BLOCKS>;
 
 /* Heads from a byte array: heads[i] != 0 starts a segment at i. */
 struct heads_from_flags {
