@@ -141,7 +141,7 @@ __device__ inline void scan_in_run(T (&v)[B::items], uint32_t bits, uint32_t til
     T at_last = acc.value;
     if (excl) scan_from_prefix<true, true, Base>(v, bits, acc.value, last, &at_last);
     else scan_from_prefix<true, false, Base>(v, bits, acc.value, last, &at_last);
-    if (last < uint32_t(ITEMS)) *carry = P{at_last, acc.head | ((bits & (2u << last) - 1) != 0)};
+    if (last < uint32_t(ITEMS)) *carry = P{at_last, acc.head | ((bits & ((2u << last) - 1)) != 0)};
   }
   /* An exclusive scan's first output is the identity, not the padding's neutral. */
   if (excl && tile == 0 && threadIdx.x == 0) v[0] = Base::identity();

@@ -234,7 +234,6 @@ __global__ void __launch_bounds__(warps_reduce_shape<T>::threads, warps_reduce_s
 #pragma unroll
     for (int k = 0; k < AHEAD; k++) fetch();
   };
-  auto clamped_n = [&]() { return n_raw < 0 ? 0 : uint64_t(n_raw) > n_max ? n_max : uint64_t(n_raw); };
   auto one_step_each = [&](uint64_t n) { return (n + STEP - 1) / STEP <= grid_warps; };
   uint64_t c0 = w * STEP < n_max ? w * STEP : n_max;
   uint64_t c1 = c0 + STEP < n_max ? c0 + STEP : n_max;
@@ -244,14 +243,14 @@ __global__ void __launch_bounds__(warps_reduce_shape<T>::threads, warps_reduce_s
   if (SPECULATE && (c0 < c1 || w == 0))
     first_beyond_two_reads(offsets, 1, nseg + 1, nseg, n_max, c0, c1, lane, offset0_raw, &lo, &hi, &below_lo, cache,
                            &cache_base, [&]() {
-                             const uint64_t n = clamped_n();
+                             const uint64_t n = clamp_offset(n_raw, n_max);
                              if (!one_step_each(n)) return false;
                              fetch_left = c0 < n ? (c1 < n ? c1 : n) - c0 : 0; /* the chunk cut at n */
                              fetch_ahead();
                              fetched = true;
                              return c0 < n || w == 0; /* else no chunk: no window either */
                            });
-  const uint64_t n = clamped_n();
+  const uint64_t n = clamp_offset(n_raw, n_max);
   bool malformed = n_raw < 0 || uint64_t(n_raw) > n_max;
   if (SPECULATE && one_step_each(n)) {
     c0 = c0 < n ? c0 : n;
