@@ -38,6 +38,7 @@
 #include <cstring>
 #include <deque>
 #include <string>
+#include <vector>
 
 #include "cub_seg_shim.h"
 #include "cub_shim.h"
@@ -259,8 +260,9 @@ int print_summary() {
   std::printf("%-34s %5s %10s %10s %8s %10s %8s %7s\n", "case", "n", "segments", "gp_us", "copy/gp", "cub_us",
               "copy/cub", "cub/gp");
   for (const row &r : rows) {
-    char n[16];
-    std::snprintf(n, sizeof n, "2^%d", __builtin_ctzll(r.n));
+    char n[24];
+    if ((r.n & (r.n - 1)) == 0) std::snprintf(n, sizeof n, "2^%d", __builtin_ctzll(r.n));
+    else std::snprintf(n, sizeof n, "%zu", r.n);  // GPUPRIM_BENCH_N's sizes
     if (!r.error.empty() && r.error != "UNSUPPORTED") {
       failures++;
       std::printf("%-34s %5s FAILED: %s\n", r.name.c_str(), n, r.error.c_str());
@@ -296,9 +298,34 @@ benchmark::internal::Benchmark *add(kind k, gpu_dtype t, size_t mean_len) {
   return b->UseManualTime()->Iterations(1)->Unit(benchmark::kMicrosecond);
 }
 
+// GPUPRIM_BENCH_N=n1,n2,...: every 4-byte case at these sizes only (any n:
+// e.g. a whole number of tiles a block, to see what the runs' balance costs).
+std::vector<size_t> sizes_from_env() {
+  std::vector<size_t> sizes;
+  const char *e = std::getenv("GPUPRIM_BENCH_N");
+  for (const char *p = e; p && *p;) {
+    char *end = nullptr;
+    const unsigned long long v = std::strtoull(p, &end, 10);
+    if (end == p) break;
+    if (v > 0) sizes.push_back(size_t(v));
+    p = *end == ',' ? end + 1 : end;
+  }
+  return sizes;
+}
+
 void register_all(bool quick) {
   const kind kinds[] = {kind::flags_incl, kind::offsets_incl, kind::flags_excl, kind::offsets_excl, kind::reduce};
   const size_t lengths[] = {4, 64, 4096};
+  const std::vector<size_t> sizes = sizes_from_env();
+  if (!sizes.empty()) {
+    for (gpu_dtype t : {GPU_I32, GPU_F32})
+      for (kind k : kinds)
+        for (size_t L : lengths) {
+          auto *b = add(k, t, L);
+          for (size_t n : sizes) b->Arg(int64_t(n));
+        }
+    return;
+  }
   for (gpu_dtype t : {GPU_I32, GPU_F32})
     for (kind k : kinds)
       for (size_t L : lengths) {

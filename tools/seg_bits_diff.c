@@ -18,29 +18,13 @@
 #include <string.h>
 
 #include "gpuprim.h"
-
-static uint64_t rng_state = 88172645463325252ull;
-static uint64_t rng_next(void) { /* xorshift64 */
-  rng_state ^= rng_state << 13;
-  rng_state ^= rng_state >> 7;
-  rng_state ^= rng_state << 17;
-  return rng_state;
-}
+#include "tool_common.h"
 
 static uint64_t fnv1a(const unsigned char *p, size_t n) {
   uint64_t h = 1469598103934665603ull;
   for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ull;
   return h;
 }
-
-#define CHECK(call)                                                                    \
-  do {                                                                                 \
-    gpu_status s_ = (call);                                                            \
-    if (s_ != GPU_OK) {                                                                \
-      fprintf(stderr, "%s: %s (%s)\n", #call, gpu_status_string(s_), gpu_last_error()); \
-      exit(1);                                                                         \
-    }                                                                                  \
-  } while (0)
 
 int main(void) {
   const size_t NMAX = ((size_t)1 << 26) + 1;

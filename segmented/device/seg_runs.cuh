@@ -43,6 +43,8 @@
  */
 #pragma once
 
+#include <cstdio>
+
 #include "segmented/device/segscan_blocked.cuh"
 
 namespace gp {
@@ -444,6 +446,39 @@ __device__ inline void build_run_table(const heads_from_offsets<Offset> &src, ui
   __syncthreads();
 }
 
+/* 1 (a debug build, never the library's): thread 0 of each block of a run
+ * stamps %globaltimer at its steps and prints them in one line at its end
+ * ("TL ..."; tools/seg_timeline.c calls the scans and sums the lines up).
+ * It showed where session 24's time went: the H200's SMs run the loop at
+ * 3.6-4.35 us a tile, each SM the same from call to call, so equal runs
+ * end 50 us apart at 2^26 (bench/NOTES.md). 0: no code. */
+#ifndef GP_RUNS_TIMELINE
+#define GP_RUNS_TIMELINE 0
+#endif
+struct runs_timeline {
+  enum step { entry, ticket, loop, second_tile, loop_end, lookback_done, end, searched, built, entries, steps };
+  unsigned long long t[GP_RUNS_TIMELINE ? steps : 1];
+  __device__ void mark(step k) {
+    if constexpr (GP_RUNS_TIMELINE != 0) {
+      unsigned long long now;
+      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+      t[k] = now;
+    }
+  }
+  /* Thread 0: the line, its run's figures first. */
+  __device__ void print(uint64_t n, uint32_t run, uint32_t tiles, int64_t lead) {
+    if constexpr (GP_RUNS_TIMELINE != 0) {
+      if (threadIdx.x != 0) return;
+      mark(end);
+      unsigned smid;
+      asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+      printf("TL n=%llu run=%u sm=%u tiles=%u lead=%lld t=%llu %llu %llu %llu %llu %llu %llu p=%llu %llu %llu\n",
+             (unsigned long long)n, run, smid, tiles, (long long)lead, t[entry], t[ticket], t[loop], t[second_tile],
+             t[loop_end], t[lookback_done], t[end], t[searched], t[built], t[entries]);
+    }
+  }
+};
+
 /*
  * The kernel. REDUCE: each segment's result to the epilogue (out, exclusive
  * unused); otherwise the inclusive or exclusive scan to out (plain values;
@@ -499,9 +534,12 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
   __shared__ unsigned long long s_next; /* WALK: the next tile's first segment (walk_heads) */
   __shared__ uint64_t s_next_far;       /* WALK: the same, searched past a window that overflowed */
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  runs_timeline tl{}; /* GP_RUNS_TIMELINE */
+  tl.mark(tl.entry);
   /* The block's run by ticket, not blockIdx: a run waits in its look-back
    * only for runs taken before it, by blocks already running. */
   const uint32_t run = take_tile(lb, &s_run);
+  tl.mark(tl.ticket);
   const uint32_t first = run_start(tiles, run, gridDim.x), end = run_start(tiles, run + 1, gridDim.x);
   const uint64_t run_base = uint64_t(first) * Shape::tile_items;
 
@@ -647,13 +685,16 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
         fetch_values(first);
         if (warp == 0) table_entries_by_warp(src, first, end, tiles, Shape::tile_items, n, lane, s_run_entries);
         __syncthreads();
+        tl.mark(tl.searched);
         uint64_t *const built = reinterpret_cast<uint64_t *>(offset_stages);
         build_run_table<Shape>(src, first, end, n, s_run_entries[0], s_run_entries[1], built);
+        tl.mark(tl.built);
         if (threadIdx.x == 0) set_lead(built[0]);
         uint64_t *const entries = const_cast<uint64_t *>(src.tile_first);
         for (uint32_t i = threadIdx.x; i <= end - first && first + i < tiles; i += Shape::threads)
           entries[first + i] = built[i];
         __syncthreads(); /* the entries, for this block's reads below; the stages, before their copies */
+        tl.mark(tl.entries);
       }
     }
     uint64_t entries[RUNS_AHEAD + 2]; /* all loads in flight at once */
@@ -668,7 +709,9 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
    * (flags: s_lead_end) before any other barrier. */
   __syncthreads();
 
+  tl.mark(tl.loop);
   for (uint32_t tile = first; tile < end; tile++) {
+    if (tile == first + 1) tl.mark(tl.second_tile);
     const uint64_t base = uint64_t(tile) * Shape::tile_items;
     const uint32_t valid = uint32_t(min(n - base, uint64_t(Shape::tile_items)));
     T *buf = buffer_of(tile);
@@ -780,12 +823,17 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
    * only where the lead needs them (reduce: where its segment ended in this
    * run; uniform after the barrier above). */
   const bool lead_needs_prefix = REDUCE ? lead_segment != ~uint64_t(0) && s_kept_set : s_lead_end > run_base;
+  tl.mark(tl.loop_end);
   if (lb.tiles > 1) {
     if (warp == 0) publish_and_close_groups<Op>(lb, run, s_carry, lane);
     else if (lead_needs_prefix) fold_prefix_levels<Op, B>(lb, run, sh.level_fold, warp, lane);
     __syncthreads();
   }
-  if (!lead_needs_prefix) return;
+  tl.mark(tl.lookback_done);
+  if (!lead_needs_prefix) {
+    tl.print(n, run, end - first, int64_t(s_lead_end - run_base));
+    return;
+  }
   const P prefix = lb.tiles > 1 ? combine_prefix_levels<Op>(lb, sh.level_fold) : Op::neutral();
   if constexpr (REDUCE) {
     if (threadIdx.x == 0) epilogue(lead_segment, Base::apply(prefix.value, s_kept), false);
@@ -821,6 +869,8 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
       store_tile<Shape>(out + base, uint32_t(count), vector_ok, warp, lane, w);
     }
   }
+  if (GP_RUNS_TIMELINE) __syncthreads(); /* the lead's outputs, all written */
+  tl.print(n, run, end - first, int64_t(s_lead_end - run_base));
 }
 
 }  // namespace gp
