@@ -2,7 +2,8 @@
  * Where a scan over offsets by runs spends its time, block by block: runs
  * gpu_segscan_offsets (i32 ADD, inclusive) six times on each of 2^26 and
  * 2^28 elements with random segments of mean 64 and 4096, and prints one
- * "CALL ..." line a call with its CUDA-event time. Against a library built
+ * "CALL ..." line a call with the host's time from before the call to
+ * after gpu_synchronize (host_us). Against a library built
  * with GP_RUNS_TIMELINE=1 (seg_runs.cuh) every block of seg_runs also
  * prints a "TL ..." line before its call's: the %globaltimer stamps of its
  * steps (ticket, table search and build, loop, second tile, loop end,
@@ -20,8 +21,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "gpuprim.h"
-#include "tool_common.h"
+#include "tool_common.h" /* gpuprim.h, CHECK, rng_next */
 
 static double now_us(void) {
   struct timespec ts;

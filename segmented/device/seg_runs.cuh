@@ -43,7 +43,7 @@
  */
 #pragma once
 
-#include <cstdio>
+#include <cstdio> /* printf in GP_RUNS_TIMELINE's code, which every build must parse */
 
 #include "segmented/device/segscan_blocked.cuh"
 
