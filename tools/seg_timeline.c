@@ -1,7 +1,9 @@
 /*
  * Where a scan over offsets by runs spends its time, block by block: runs
  * gpu_segscan_offsets (i32 ADD, inclusive) six times on each of 2^26 and
- * 2^28 elements with random segments of mean 64 and 4096, and prints one
+ * 2^28 elements with random segments of mean 64 and 4096 (lengths uniform
+ * in 1 .. 2 mean - 1; with GPUPRIM_TL_GEOMETRIC=1 geometric, as
+ * bench_segmented's), and prints one
  * "CALL ..." line a call with the host's time from before the call to
  * after gpu_synchronize (host_us). Against a library built
  * with GP_RUNS_TIMELINE=1 (seg_runs.cuh) every block of seg_runs also
@@ -33,6 +35,9 @@ int main(void) {
   const size_t sizes[] = {(size_t)1 << 26, (size_t)1 << 28};
   const size_t means[] = {64, 4096};
   const size_t NMAX = (size_t)1 << 28;
+  /* GPUPRIM_TL_GEOMETRIC=1: geometric lengths, as bench_segmented makes them. */
+  const char *g = getenv("GPUPRIM_TL_GEOMETRIC");
+  const int geometric = g && g[0] == '1';
   int32_t *in = malloc(NMAX * sizeof(int32_t));
   int64_t *offsets = malloc((NMAX + 1) * sizeof(int64_t));
   if (!in || !offsets) return fprintf(stderr, "out of memory\n"), 1;
@@ -47,11 +52,17 @@ int main(void) {
       const size_t n = sizes[si];
       size_t nseg = 0;
       offsets[0] = 0;
-      for (size_t p = 0; p < n;) { /* lengths 1 .. 2 x mean - 1 */
-        size_t len = 1 + rng_next() % (2 * means[mi] - 1);
-        if (len > n - p) len = n - p;
-        p += len;
-        offsets[++nseg] = (int64_t)p;
+      if (geometric) { /* bench_segmented's: each element starts a segment with probability 1 / mean */
+        for (size_t i = 1; i < n; i++)
+          if (rng_next() % means[mi] == 0) offsets[++nseg] = (int64_t)i;
+        offsets[++nseg] = (int64_t)n;
+      } else {
+        for (size_t p = 0; p < n;) { /* lengths 1 .. 2 x mean - 1 */
+          size_t len = 1 + rng_next() % (2 * means[mi] - 1);
+          if (len > n - p) len = n - p;
+          p += len;
+          offsets[++nseg] = (int64_t)p;
+        }
       }
       CHECK(gpu_upload(d_offsets, offsets, (nseg + 1) * sizeof(int64_t)));
       for (int r = 0; r < 6; r++) {
