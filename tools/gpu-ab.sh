@@ -49,11 +49,11 @@ for r in $(seq 1 "$rounds"); do
 done
 # The median gpuprim time of each row for each variant, and its ratio to
 # base's (below 1: the variant is faster); then the fastest run of each.
-# Why both: on the H200 the GPU drifts between a fast and a slow phase that
-# lasts a few runs (session 26: 162-168 against 172-181 us for a scan over
-# offsets at 2^26, every variant alike, bench/NOTES.md), so a median of few
-# runs may compare one phase with the other; the fastest runs compare the
-# fast phase where each variant had one.
+# Why both: on the H200 each bench process runs a scan over offsets at
+# 2^26 either fast or slow (session 26: 162-168 against 172-182 us, for all
+# its rows, clocks unchanged; bench/NOTES.md), so a median of few runs may
+# compare a fast variant's slow runs with another's fast ones; the fastest
+# runs compare fast with fast where each variant had one.
 echo "== medians (then the fastest) of $rounds runs a variant: case, n, then variant=us (variant/base)"
 awk '/^== /{v=$3; next} NF >= 4 {print $1, $2, v, $4}' "$OUT/$prog-ab.txt" | sort -k1,1 -k2,2 -k3,3 -k4,4g |
   awk 'function flush() { if (cnt) { med[key] = (cnt % 2) ? vals[(cnt + 1) / 2] : (vals[cnt / 2] + vals[cnt / 2 + 1]) / 2; low[key] = vals[1]; cnt = 0 } }
