@@ -133,6 +133,55 @@ template <int ITEMS> __device__ inline bool lane_copies(uint64_t base, uint64_t 
   return vector_ok && base + ITEMS <= end;
 }
 
+/* 1 (default): a block whose lead reaches back before it takes its prefix
+ * from the nearest of the 32 blocks before it where a segment starts
+ * (nearest_start_prefix), waiting only for the blocks from there on; 0:
+ * always the levels' prefix (fold_prefix_levels), which waits for every
+ * earlier block, for A/B builds. Why: the levels' wait cost 1.2-2.7 us a
+ * call at 2^16-2^24 (session 26, call 9: the reduce with no look-back at
+ * all, GPU time queued: segments of 4096 at 2^20 9.7 -> 7.2 us, CUB's
+ * 8.9-10.8), where a block's lead mostly needs the one block before it. */
+#ifndef GP_SEGREDUCE_NEAREST_START
+#define GP_SEGREDUCE_NEAREST_START 1
+#endif
+
+/*
+ * Warp-wide: the exclusive prefix of block `tile` under seg_op, where one
+ * of the 32 blocks before it starts a segment: the level-0 entries from
+ * the nearest such block h to tile - 1 (each block's aggregate, published
+ * by publish_and_close_groups), folded in block order by a fixed tree of
+ * the warp (lane l holds block tile - 32 + l; lanes before h add
+ * Op::neutral(); blocks before the first count as a start). Nothing before
+ * h matters: h's aggregate starts a segment, which seg_op's fold keeps
+ * whole. Waits only for blocks h .. tile - 1: where h is the nearest start
+ * among the blocks already published, with all blocks after it published,
+ * no later block can be a nearer start. False, with nothing set, where
+ * none of the 32 starts a segment (the caller takes the levels' prefix).
+ * Which of the two, and h, depend on the entries only, not on timing, so
+ * the prefix has the same bits on every run.
+ */
+template <typename Op, typename P>
+__device__ inline bool nearest_start_prefix(const lookback_args &a, uint32_t tile, int lane, P *prefix) {
+  const int64_t idx = int64_t(tile) - 32 + lane;
+  P v = Op::neutral();
+  bool ready = idx < 0, start = idx < 0;
+  for (;;) {
+    if (!ready) {
+      ready = tagged<P>::load(entry_ptr<P>(a, 0, uint64_t(idx)), a.epoch, &v);
+      start = ready && v.head;
+    }
+    const unsigned missing = __ballot_sync(FULL_MASK, !ready), starts = __ballot_sync(FULL_MASK, start);
+    /* Starts above the highest lane not yet published: the nearest of them is h. */
+    const unsigned usable = missing ? starts & ~((2u << (31 - __clz(missing))) - 1u) : starts;
+    if (usable) {
+      const int h = 31 - __clz(usable);
+      *prefix = warp_reduce_ordered<Op, false>(lane >= h ? v : Op::neutral());
+      return true;
+    }
+    if (!missing) return false;
+  }
+}
+
 template <typename T, gpu_op OP, typename Epilogue>
 __global__ void __launch_bounds__(warps_reduce_shape<T>::threads, warps_reduce_shape<T>::min_blocks)
     segreduce_warps(const T *in, const int64_t *offsets, uint64_t nseg, uint64_t n_max, uint64_t grid_warps,
@@ -439,13 +488,35 @@ __global__ void __launch_bounds__(warps_reduce_shape<T>::threads, warps_reduce_s
     total = Op::apply(total, s_agg[k]);
   }
   if (lane == 0 && lead_segment != NONE && before.head) epilogue(lead_segment, Base::apply(before.value, lead), false);
+  /* The prefix where a lead needs it: from the nearest block that starts a
+   * segment (warp 1), else from the levels (GP_SEGREDUCE_NEAREST_START). */
+  __shared__ P s_nearest;
+  __shared__ bool s_levels;
   if (lb.tiles > 1) {
-    if (warp == 0) publish_and_close_groups<Op>(lb, block, total, lane);
-    else if (needs_prefix) fold_prefix_levels<Op, S>(lb, block, s_level_fold, warp, lane);
+    if (warp == 0) {
+      publish_and_close_groups<Op>(lb, block, total, lane);
+    } else if (needs_prefix) {
+      if (GP_SEGREDUCE_NEAREST_START == 0) {
+        fold_prefix_levels<Op, S>(lb, block, s_level_fold, warp, lane);
+      } else if (warp == 1) {
+        P p;
+        const bool found = nearest_start_prefix<Op>(lb, block, lane, &p);
+        if (lane == 0) {
+          s_nearest = p;
+          s_levels = !found;
+        }
+      }
+    }
     __syncthreads();
+    if (GP_SEGREDUCE_NEAREST_START != 0 && needs_prefix && s_levels) { /* uniform: none of the 32 starts one */
+      fold_prefix_levels<Op, S>(lb, block, s_level_fold, warp, lane);
+      __syncthreads();
+    }
   }
   if (lane == 0 && lead_segment != NONE && !before.head) {
-    const P prefix = lb.tiles > 1 ? combine_prefix_levels<Op>(lb, s_level_fold) : Op::neutral();
+    const P prefix = lb.tiles <= 1                                         ? Op::neutral()
+                     : GP_SEGREDUCE_NEAREST_START != 0 && !s_levels ? s_nearest
+                                                                           : combine_prefix_levels<Op>(lb, s_level_fold);
     epilogue(lead_segment, Base::apply(Op::apply(prefix, before).value, lead), false);
   }
 }
