@@ -64,4 +64,42 @@ template <typename T> struct tagged<seg_pair<T>> {
   }
 };
 
+/*
+ * Warp-wide: the exclusive prefix of look-back entry `tile` (a block's in
+ * segreduce_warps, a run's in seg_runs) under seg_op, where one of the 32
+ * entries before it starts a segment: the level-0 entries from the nearest
+ * such one h to tile - 1 (published by publish_and_close_groups), folded in
+ * order by a fixed tree of the warp (lane l holds entry tile - 32 + l;
+ * lanes before h add Op::neutral(); entries before the first count as a
+ * start). Nothing before h matters: h starts a segment, which seg_op's
+ * fold keeps whole. Waits only for entries h .. tile - 1: where h is the
+ * nearest start among the entries already published, with all entries
+ * after it published, no later entry can be a nearer start. False, with
+ * nothing set, where none of the 32 starts a segment (the caller takes the
+ * levels' prefix, fold_prefix_levels, which waits for every earlier entry).
+ * Which of the two, and h, depend on the entries only, not on timing, so
+ * the prefix has the same bits on every run.
+ */
+template <typename Op, typename P>
+__device__ inline bool nearest_start_prefix(const lookback_args &a, uint32_t tile, int lane, P *prefix) {
+  const int64_t idx = int64_t(tile) - 32 + lane;
+  P v = Op::neutral();
+  bool ready = idx < 0, start = idx < 0;
+  for (;;) {
+    if (!ready) {
+      ready = tagged<P>::load(entry_ptr<P>(a, 0, uint64_t(idx)), a.epoch, &v);
+      start = ready && v.head;
+    }
+    const unsigned missing = __ballot_sync(FULL_MASK, !ready), starts = __ballot_sync(FULL_MASK, start);
+    /* Starts above the highest lane not yet published: the nearest of them is h. */
+    const unsigned usable = missing ? starts & ~((2u << (31 - __clz(missing))) - 1u) : starts;
+    if (usable) {
+      const int h = 31 - __clz(usable);
+      *prefix = warp_reduce_ordered<Op, false>(lane >= h ? v : Op::neutral());
+      return true;
+    }
+    if (!missing) return false;
+  }
+}
+
 }  // namespace gp

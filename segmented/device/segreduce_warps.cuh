@@ -145,43 +145,6 @@ template <int ITEMS> __device__ inline bool lane_copies(uint64_t base, uint64_t 
 #define GP_SEGREDUCE_NEAREST_START 1
 #endif
 
-/*
- * Warp-wide: the exclusive prefix of block `tile` under seg_op, where one
- * of the 32 blocks before it starts a segment: the level-0 entries from
- * the nearest such block h to tile - 1 (each block's aggregate, published
- * by publish_and_close_groups), folded in block order by a fixed tree of
- * the warp (lane l holds block tile - 32 + l; lanes before h add
- * Op::neutral(); blocks before the first count as a start). Nothing before
- * h matters: h's aggregate starts a segment, which seg_op's fold keeps
- * whole. Waits only for blocks h .. tile - 1: where h is the nearest start
- * among the blocks already published, with all blocks after it published,
- * no later block can be a nearer start. False, with nothing set, where
- * none of the 32 starts a segment (the caller takes the levels' prefix).
- * Which of the two, and h, depend on the entries only, not on timing, so
- * the prefix has the same bits on every run.
- */
-template <typename Op, typename P>
-__device__ inline bool nearest_start_prefix(const lookback_args &a, uint32_t tile, int lane, P *prefix) {
-  const int64_t idx = int64_t(tile) - 32 + lane;
-  P v = Op::neutral();
-  bool ready = idx < 0, start = idx < 0;
-  for (;;) {
-    if (!ready) {
-      ready = tagged<P>::load(entry_ptr<P>(a, 0, uint64_t(idx)), a.epoch, &v);
-      start = ready && v.head;
-    }
-    const unsigned missing = __ballot_sync(FULL_MASK, !ready), starts = __ballot_sync(FULL_MASK, start);
-    /* Starts above the highest lane not yet published: the nearest of them is h. */
-    const unsigned usable = missing ? starts & ~((2u << (31 - __clz(missing))) - 1u) : starts;
-    if (usable) {
-      const int h = 31 - __clz(usable);
-      *prefix = warp_reduce_ordered<Op, false>(lane >= h ? v : Op::neutral());
-      return true;
-    }
-    if (!missing) return false;
-  }
-}
-
 template <typename T, gpu_op OP, typename Epilogue>
 __global__ void __launch_bounds__(warps_reduce_shape<T>::threads, warps_reduce_shape<T>::min_blocks)
     segreduce_warps(const T *in, const int64_t *offsets, uint64_t nseg, uint64_t n_max, uint64_t grid_warps,
