@@ -102,4 +102,39 @@ __device__ inline bool nearest_start_prefix(const lookback_args &a, uint32_t til
   }
 }
 
+/* Block-wide, where lb.tiles > 1 (contains barriers): warp 0 publishes
+ * entry `tile`'s aggregate; where `needs` (uniform) the entry's exclusive
+ * prefix comes back to every thread, from the nearest entry before that
+ * starts a segment (NEAREST: nearest_start_prefix, by warp 1), else, or
+ * where none of the 32 does, from the levels (fold_prefix_levels, into
+ * level_fold, which Shape's warps fill). Op::neutral() where not needs. */
+template <typename Op, typename Shape, bool NEAREST, typename P>
+__device__ inline P publish_and_prefix(const lookback_args &lb, uint32_t tile, P aggregate, bool needs, P *level_fold,
+                                       int warp, int lane) {
+  __shared__ P s_nearest;
+  __shared__ bool s_levels;
+  if (warp == 0) {
+    publish_and_close_groups<Op>(lb, tile, aggregate, lane);
+  } else if (needs) {
+    if (!NEAREST) {
+      fold_prefix_levels<Op, Shape>(lb, tile, level_fold, warp, lane);
+    } else if (warp == 1) {
+      P p;
+      const bool found = nearest_start_prefix<Op>(lb, tile, lane, &p);
+      if (lane == 0) {
+        s_nearest = p;
+        s_levels = !found;
+      }
+    }
+  }
+  __syncthreads();
+  if (!needs) return Op::neutral();
+  if (NEAREST && !s_levels) return s_nearest;
+  if (NEAREST) { /* uniform: none of the 32 entries before starts a segment */
+    fold_prefix_levels<Op, Shape>(lb, tile, level_fold, warp, lane);
+    __syncthreads();
+  }
+  return combine_prefix_levels<Op>(lb, level_fold);
+}
+
 }  // namespace gp

@@ -833,40 +833,15 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
    * run; uniform after the barrier above). */
   const bool lead_needs_prefix = REDUCE ? lead_segment != ~uint64_t(0) && s_kept_set : s_lead_end > run_base;
   tl.mark(tl.loop_end);
-  /* The prefix from the nearest run before that starts a segment (warp 1),
-   * else from the levels (GP_RUNS_NEAREST_START). */
-  __shared__ P s_nearest;
-  __shared__ bool s_levels;
-  constexpr bool NEAREST = GP_RUNS_NEAREST_START != 0;
-  if (lb.tiles > 1) {
-    if (warp == 0) {
-      publish_and_close_groups<Op>(lb, run, s_carry, lane);
-    } else if (lead_needs_prefix) {
-      if (!NEAREST) {
-        fold_prefix_levels<Op, B>(lb, run, sh.level_fold, warp, lane);
-      } else if (warp == 1) {
-        P p;
-        const bool found = nearest_start_prefix<Op>(lb, run, lane, &p);
-        if (lane == 0) {
-          s_nearest = p;
-          s_levels = !found;
-        }
-      }
-    }
-    __syncthreads();
-    if (NEAREST && lead_needs_prefix && s_levels) { /* uniform: none of the 32 runs before starts one */
-      fold_prefix_levels<Op, B>(lb, run, sh.level_fold, warp, lane);
-      __syncthreads();
-    }
-  }
+  /* Published, and the prefix where the lead needs it (GP_RUNS_NEAREST_START). */
+  const P prefix = lb.tiles > 1 ? publish_and_prefix<Op, B, GP_RUNS_NEAREST_START != 0>(
+                                      lb, run, s_carry, lead_needs_prefix, sh.level_fold, warp, lane)
+                                : Op::neutral();
   tl.mark(tl.lookback_done);
   if (!lead_needs_prefix) {
     tl.print(n, run, end - first, int64_t(s_lead_end - run_base));
     return;
   }
-  const P prefix = lb.tiles <= 1              ? Op::neutral()
-                   : NEAREST && !s_levels ? s_nearest
-                                                : combine_prefix_levels<Op>(lb, sh.level_fold);
   if constexpr (REDUCE) {
     if (threadIdx.x == 0) epilogue(lead_segment, Base::apply(prefix.value, s_kept), false);
   } else if constexpr (!LEAD_ONCE) {

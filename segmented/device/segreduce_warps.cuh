@@ -135,9 +135,9 @@ template <int ITEMS> __device__ inline bool lane_copies(uint64_t base, uint64_t 
 
 /* 1 (default): a block whose lead reaches back before it takes its prefix
  * from the nearest of the 32 blocks before it where a segment starts
- * (nearest_start_prefix), waiting only for the blocks from there on; 0:
- * always the levels' prefix (fold_prefix_levels), which waits for every
- * earlier block, for A/B builds. Why: the levels' wait cost 1.2-2.7 us a
+ * (nearest_start_prefix, seg_pair.cuh), waiting only for the blocks from
+ * there on; 0: always the levels' prefix (fold_prefix_levels), which waits
+ * for every earlier block, for A/B builds. Why: the levels' wait cost 1.2-2.7 us a
  * call at 2^16-2^24 (session 26, call 9: the reduce with no look-back at
  * all, GPU time queued: segments of 4096 at 2^20 9.7 -> 7.2 us, CUB's
  * 8.9-10.8), where a block's lead mostly needs the one block before it. */
@@ -451,37 +451,12 @@ __global__ void __launch_bounds__(warps_reduce_shape<T>::threads, warps_reduce_s
     total = Op::apply(total, s_agg[k]);
   }
   if (lane == 0 && lead_segment != NONE && before.head) epilogue(lead_segment, Base::apply(before.value, lead), false);
-  /* The prefix where a lead needs it: from the nearest block that starts a
-   * segment (warp 1), else from the levels (GP_SEGREDUCE_NEAREST_START). */
-  __shared__ P s_nearest;
-  __shared__ bool s_levels;
-  if (lb.tiles > 1) {
-    if (warp == 0) {
-      publish_and_close_groups<Op>(lb, block, total, lane);
-    } else if (needs_prefix) {
-      if (GP_SEGREDUCE_NEAREST_START == 0) {
-        fold_prefix_levels<Op, S>(lb, block, s_level_fold, warp, lane);
-      } else if (warp == 1) {
-        P p;
-        const bool found = nearest_start_prefix<Op>(lb, block, lane, &p);
-        if (lane == 0) {
-          s_nearest = p;
-          s_levels = !found;
-        }
-      }
-    }
-    __syncthreads();
-    if (GP_SEGREDUCE_NEAREST_START != 0 && needs_prefix && s_levels) { /* uniform: none of the 32 starts one */
-      fold_prefix_levels<Op, S>(lb, block, s_level_fold, warp, lane);
-      __syncthreads();
-    }
-  }
-  if (lane == 0 && lead_segment != NONE && !before.head) {
-    const P prefix = lb.tiles <= 1                                         ? Op::neutral()
-                     : GP_SEGREDUCE_NEAREST_START != 0 && !s_levels ? s_nearest
-                                                                           : combine_prefix_levels<Op>(lb, s_level_fold);
+  /* Published, and the prefix where a lead needs it (GP_SEGREDUCE_NEAREST_START). */
+  const P prefix = lb.tiles > 1 ? publish_and_prefix<Op, S, GP_SEGREDUCE_NEAREST_START != 0>(
+                                      lb, block, total, needs_prefix, s_level_fold, warp, lane)
+                                : Op::neutral();
+  if (lane == 0 && lead_segment != NONE && !before.head)
     epilogue(lead_segment, Base::apply(Op::apply(prefix, before).value, lead), false);
-  }
 }
 
 }  // namespace gp
