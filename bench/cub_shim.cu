@@ -403,6 +403,16 @@ extern "C" int bench_quick_mode(int *argc, char **argv) {
   return flag || (env && *env && std::strcmp(env, "0") != 0);
 }
 
+extern "C" int bench_sm_count(void) {
+  static int sms = 0;
+  if (sms == 0) {
+    int device = 0;
+    BENCH_CUDA(cudaGetDevice(&device));
+    BENCH_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  }
+  return sms;
+}
+
 extern "C" int bench_require_cuda(const char *program) {
   void *probe = nullptr;
   if (gpu_set_backend(GPU_BACKEND_CUDA) == GPU_OK && gpu_get_backend() == GPU_BACKEND_CUDA &&

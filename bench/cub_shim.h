@@ -82,6 +82,10 @@ void bench_poison(void *p, size_t bytes);
  * returns the index of the first that differs, or -1 if all agree. Waits. */
 int64_t bench_first_difference(const void *a, const void *b, size_t n, size_t elem_bytes);
 
+/* The current device's multiprocessors (asked once): floor kernels size
+ * their grids by it. */
+int bench_sm_count(void);
+
 /* Device memory the benchmarks reuse: grows, never shrinks. */
 void *bench_buffer(int slot, size_t bytes);
 void bench_copy(void *dst, const void *src, size_t bytes);

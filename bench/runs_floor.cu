@@ -11,6 +11,7 @@
 #include <cuda_runtime.h>
 
 #include "bench_cuda.h"
+#include "cub_shim.h"
 #include "runs_floor.h"
 
 namespace {
@@ -89,24 +90,14 @@ __global__ void __launch_bounds__(THREADS, BLOCKS_PER_SM)
   }
 }
 
-int grid_blocks() {
-  static int blocks = 0;
-  if (blocks == 0) {
-    int device = 0, sms = 0;
-    BENCH_CUDA(cudaGetDevice(&device));
-    BENCH_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    blocks = sms * BLOCKS_PER_SM;
-  }
-  return blocks;
-}
+int grid_blocks() { return bench_sm_count() * BLOCKS_PER_SM; }
 
 }  // namespace
 
 extern "C" size_t runs_floor_tile_bytes(void) { return TILE_VECS * sizeof(int4); }
 extern "C" int runs_floor_blocks(void) { return grid_blocks(); }
 
-extern "C" void runs_floor_copy(void *dst, const void *src, size_t bytes, int dynamic, void *state) {
-  auto *st = static_cast<runs_floor_state *>(state);
+extern "C" void runs_floor_copy(void *dst, const void *src, size_t bytes, int dynamic, runs_floor_state *st) {
   const uint64_t tiles = bytes / runs_floor_tile_bytes();
   const int grid = grid_blocks();
   if (dynamic) {

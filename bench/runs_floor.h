@@ -23,7 +23,7 @@ size_t runs_floor_tile_bytes(void); /* bytes a tile: copies move whole tiles */
 int runs_floor_blocks(void);        /* the grid: two blocks an SM */
 /* Copies bytes (a whole number of tiles) from src to dst on the default
  * stream: static runs (dynamic 0) or tiles by ticket (1). */
-void runs_floor_copy(void *dst, const void *src, size_t bytes, int dynamic, void *state);
+void runs_floor_copy(void *dst, const void *src, size_t bytes, int dynamic, runs_floor_state *state);
 
 #ifdef __cplusplus
 }

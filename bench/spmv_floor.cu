@@ -4,6 +4,7 @@
 
 #include <cuda_runtime.h>
 
+#include "cub_shim.h"
 #include "spmv_floor.h"
 
 namespace {
@@ -64,16 +65,7 @@ __global__ void __launch_bounds__(THREADS, BLOCKS_PER_SM)
   }
 }
 
-int grid_blocks() {
-  static int blocks = 0;
-  if (blocks == 0) {
-    int device = 0, sms = 0;
-    cudaGetDevice(&device);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-    blocks = sms * BLOCKS_PER_SM;
-  }
-  return blocks;
-}
+int grid_blocks() { return bench_sm_count() * BLOCKS_PER_SM; }
 
 }  // namespace
 
