@@ -203,4 +203,41 @@ __device__ inline T fold_level(const lookback_args &a, uint32_t tile, uint32_t l
   return fold_level_entries<Op, T>(a, level, g - digit, digit, lane);
 }
 
+/*
+ * Warp-wide, for an operator that resets (op_resets_v): the exclusive
+ * prefix of level-0 entry `tile`, where one of the 32 entries before it
+ * resets: the entries from the nearest such one h to tile - 1, folded in
+ * order by a fixed tree of the warp (lane l holds entry tile - 32 + l;
+ * lanes before h add Op::neutral(); entries before the first count as a
+ * reset). Nothing before h matters, since h resets the fold. Waits only for
+ * entries h .. tile - 1: where h is the nearest reset among the entries
+ * already published, with all entries after it published, no later entry
+ * can be a nearer one. False, with nothing set, where none of the 32
+ * resets (the caller folds the levels, which waits for every earlier
+ * entry). Which of the two, and h, depend on the entries only, not on
+ * timing, so the prefix has the same bits on every run.
+ */
+template <typename Op, typename T>
+__device__ inline bool nearest_reset_prefix(const lookback_args &a, uint32_t tile, int lane, T *prefix) {
+  static_assert(op_resets_v<Op>, "only an operator that resets can skip earlier entries");
+  const int64_t idx = int64_t(tile) - 32 + lane;
+  T v = Op::neutral();
+  bool ready = idx < 0, reset = idx < 0;
+  for (;;) {
+    if (!ready) {
+      ready = tagged<T>::load(entry_ptr<T>(a, 0, uint64_t(idx)), a.epoch, &v);
+      reset = ready && Op::resets(v);
+    }
+    const unsigned missing = __ballot_sync(FULL_MASK, !ready), resets = __ballot_sync(FULL_MASK, reset);
+    /* Resets above the highest lane not yet published: the nearest of them is h. */
+    const unsigned usable = missing ? resets & ~((2u << (31 - __clz(missing))) - 1u) : resets;
+    if (usable) {
+      const int h = 31 - __clz(usable);
+      *prefix = warp_reduce_ordered<Op, false>(lane >= h ? v : Op::neutral());
+      return true;
+    }
+    if (!missing) return false;
+  }
+}
+
 }  // namespace gp

@@ -151,6 +151,13 @@ template <typename T> struct scan_op<T, GPU_XOR> {
  * any fixed order. All of gpu_op's do; the segmented scan's pairs do not. */
 template <typename Op> constexpr bool op_commutes_v = true;
 
+/* Whether a fold starts over at some values: Op::resets(b) means
+ * apply(a, b) does not depend on a, so a fold of a sequence equals the fold
+ * from its last such value on (the segmented scan's head). The look-back
+ * then needs only the entries from the nearest one (lookback.cuh,
+ * nearest_reset_prefix). None of gpu_op's do. */
+template <typename Op> constexpr bool op_resets_v = false;
+
 /* Whether (T, OP) exists: bitwise operators only for integers. */
 template <typename T, gpu_op OP>
 constexpr bool op_supported_v = !(is_float_v<T> && (OP == GPU_AND || OP == GPU_OR || OP == GPU_XOR));

@@ -10,7 +10,9 @@
  *      with shuffles (Hillis-Steele), rows chain within the warp, and warp
  *      totals are scanned through shared memory
  *   4. publish the tile's aggregate and get the tile's prefix from the
- *      fixed-tree look-back (lookback.cuh); one tile alone skips this
+ *      fixed-tree look-back (lookback.cuh), or, for an operator that
+ *      resets (the segmented scan's pairs), from the nearest earlier tile
+ *      that resets it (publish_and_prefix); one tile alone skips this
  *   5. add the prefix and store
  *
  * REVERSE scans the tile from its last item to its first: physical tile
@@ -53,9 +55,51 @@ template <typename Op, typename T> __device__ inline T combine_prefix_levels(con
   return prefix;
 }
 
+/* For A/B builds: 0 folds the levels for every tile, as before session 27. */
+#ifndef GP_LOOKBACK_NEAREST_RESET
+#define GP_LOOKBACK_NEAREST_RESET 1
+#endif
+
+/* Block-wide, where lb.tiles > 1 (contains barriers): warp 0 publishes
+ * entry `tile`'s aggregate; where `needs` (uniform) the entry's exclusive
+ * prefix comes back to every thread, from the nearest entry before that
+ * resets the fold (NEAREST, for operators that reset: nearest_reset_prefix,
+ * by warp 1), else, or where none of the 32 does, from the levels
+ * (fold_prefix_levels into level_fold, which Shape's warps fill).
+ * Op::neutral() where not needs. */
+template <typename Op, typename Shape, bool NEAREST, typename T>
+__device__ inline T publish_and_prefix(const lookback_args &lb, uint32_t tile, T aggregate, bool needs, T *level_fold,
+                                       int warp, int lane) {
+  __shared__ T s_nearest;
+  __shared__ bool s_levels;
+  if (warp == 0) {
+    publish_and_close_groups<Op>(lb, tile, aggregate, lane);
+  } else if (needs) {
+    if constexpr (!NEAREST) {
+      fold_prefix_levels<Op, Shape>(lb, tile, level_fold, warp, lane);
+    } else if (warp == 1) {
+      T p;
+      const bool found = nearest_reset_prefix<Op>(lb, tile, lane, &p);
+      if (lane == 0) {
+        s_nearest = p;
+        s_levels = !found;
+      }
+    }
+  }
+  __syncthreads();
+  if (!needs) return Op::neutral();
+  if constexpr (NEAREST) {
+    if (!s_levels) return s_nearest;
+    /* uniform: none of the 32 entries before resets */
+    fold_prefix_levels<Op, Shape>(lb, tile, level_fold, warp, lane);
+    __syncthreads();
+  }
+  return combine_prefix_levels<Op>(lb, level_fold);
+}
+
 /* How scan_tile gets a tile's prefix. */
 enum class prefix_source {
-  lookback,     /* publish the aggregate, then fold the levels */
+  lookback,     /* publish the aggregate, then the prefix (publish_and_prefix) */
   prefolded     /* fold_prefix_levels already ran for this tile */
 };
 
@@ -97,15 +141,16 @@ __device__ inline void scan_tile(T (&x)[Shape::rows][Shape::vec], uint32_t tile,
   const T aggregate = __shfl_sync(FULL_MASK, wincl, WARP - 1);
   const T warp_prefix = __shfl_sync(FULL_MASK, warp_exclusive_from_inclusive<Op, false>(wincl, lane), vwarp);
 
-  /* 4. Look-back. */
+  /* 4. Look-back: for an operator that resets (the segmented scan's pairs)
+   * from the nearest earlier tile that resets it, so a tile waits only for
+   * the tiles from there on, not for every earlier tile. */
   T prefix = Op::neutral();
   if (lb.tiles > 1) {
-    if (source == prefix_source::lookback) {
-      if (warp == 0) publish_and_close_groups<Op>(lb, tile, aggregate, lane);
-      else fold_prefix_levels<Op, Shape>(lb, tile, sh.level_fold, warp, lane);
-      __syncthreads();
-    }
-    prefix = combine_prefix_levels<Op>(lb, sh.level_fold);
+    if (source == prefix_source::prefolded)
+      prefix = combine_prefix_levels<Op>(lb, sh.level_fold);
+    else
+      prefix = publish_and_prefix<Op, Shape, op_resets_v<Op> && GP_LOOKBACK_NEAREST_RESET != 0>(
+          lb, tile, aggregate, true, sh.level_fold, warp, lane);
   }
 
   /* 5. Each item: the running fold from its thread's prefix. */

@@ -9,7 +9,9 @@
  * argument-dependent lookup from warp_scan.cuh), tagged look-back words of a
  * pair (one word for the flag, one or two for the value), and folds that
  * keep scan order, since the operator does not commute (op_commutes_v: the
- * look-back's entry folds use warp_reduce_ordered).
+ * look-back's entry folds use warp_reduce_ordered). A head resets the fold
+ * (op_resets_v), so a look-back prefix needs only the entries from the
+ * nearest one (scan_tile's publish_and_prefix).
  */
 #pragma once
 
@@ -28,10 +30,14 @@ template <typename T, gpu_op OP> struct seg_op {
   __device__ static P apply(P a, P b) { return P{b.head ? b.value : Base::apply(a.value, b.value), a.head | b.head}; }
   __device__ static P identity() { return P{Base::identity(), 0u}; }
   __device__ static P neutral() { return P{Base::neutral(), 0u}; }
+  /* A fold that meets a head starts over there (lookback.cuh's op_resets_v). */
+  __device__ static bool resets(P p) { return p.head != 0; }
 };
 
 /* Pairs do not commute: folds must keep scan order (lookback.cuh). */
 template <typename T, gpu_op OP> constexpr bool op_commutes_v<seg_op<T, OP>> = false;
+/* A look-back prefix needs only the entries from the nearest segment start. */
+template <typename T, gpu_op OP> constexpr bool op_resets_v<seg_op<T, OP>> = true;
 
 template <typename T> __device__ inline seg_pair<T> __shfl_up_sync(unsigned mask, seg_pair<T> p, unsigned delta) {
   return seg_pair<T>{::__shfl_up_sync(mask, p.value, delta), ::__shfl_up_sync(mask, p.head, delta)};
@@ -63,78 +69,5 @@ template <typename T> struct tagged<seg_pair<T>> {
     return true;
   }
 };
-
-/*
- * Warp-wide: the exclusive prefix of look-back entry `tile` (a block's in
- * segreduce_warps, a run's in seg_runs) under seg_op, where one of the 32
- * entries before it starts a segment: the level-0 entries from the nearest
- * such one h to tile - 1 (published by publish_and_close_groups), folded in
- * order by a fixed tree of the warp (lane l holds entry tile - 32 + l;
- * lanes before h add Op::neutral(); entries before the first count as a
- * start). Nothing before h matters: h starts a segment, which seg_op's
- * fold keeps whole. Waits only for entries h .. tile - 1: where h is the
- * nearest start among the entries already published, with all entries
- * after it published, no later entry can be a nearer start. False, with
- * nothing set, where none of the 32 starts a segment (the caller takes the
- * levels' prefix, fold_prefix_levels, which waits for every earlier entry).
- * Which of the two, and h, depend on the entries only, not on timing, so
- * the prefix has the same bits on every run.
- */
-template <typename Op, typename P>
-__device__ inline bool nearest_start_prefix(const lookback_args &a, uint32_t tile, int lane, P *prefix) {
-  const int64_t idx = int64_t(tile) - 32 + lane;
-  P v = Op::neutral();
-  bool ready = idx < 0, start = idx < 0;
-  for (;;) {
-    if (!ready) {
-      ready = tagged<P>::load(entry_ptr<P>(a, 0, uint64_t(idx)), a.epoch, &v);
-      start = ready && v.head;
-    }
-    const unsigned missing = __ballot_sync(FULL_MASK, !ready), starts = __ballot_sync(FULL_MASK, start);
-    /* Starts above the highest lane not yet published: the nearest of them is h. */
-    const unsigned usable = missing ? starts & ~((2u << (31 - __clz(missing))) - 1u) : starts;
-    if (usable) {
-      const int h = 31 - __clz(usable);
-      *prefix = warp_reduce_ordered<Op, false>(lane >= h ? v : Op::neutral());
-      return true;
-    }
-    if (!missing) return false;
-  }
-}
-
-/* Block-wide, where lb.tiles > 1 (contains barriers): warp 0 publishes
- * entry `tile`'s aggregate; where `needs` (uniform) the entry's exclusive
- * prefix comes back to every thread, from the nearest entry before that
- * starts a segment (NEAREST: nearest_start_prefix, by warp 1), else, or
- * where none of the 32 does, from the levels (fold_prefix_levels, into
- * level_fold, which Shape's warps fill). Op::neutral() where not needs. */
-template <typename Op, typename Shape, bool NEAREST, typename P>
-__device__ inline P publish_and_prefix(const lookback_args &lb, uint32_t tile, P aggregate, bool needs, P *level_fold,
-                                       int warp, int lane) {
-  __shared__ P s_nearest;
-  __shared__ bool s_levels;
-  if (warp == 0) {
-    publish_and_close_groups<Op>(lb, tile, aggregate, lane);
-  } else if (needs) {
-    if (!NEAREST) {
-      fold_prefix_levels<Op, Shape>(lb, tile, level_fold, warp, lane);
-    } else if (warp == 1) {
-      P p;
-      const bool found = nearest_start_prefix<Op>(lb, tile, lane, &p);
-      if (lane == 0) {
-        s_nearest = p;
-        s_levels = !found;
-      }
-    }
-  }
-  __syncthreads();
-  if (!needs) return Op::neutral();
-  if (NEAREST && !s_levels) return s_nearest;
-  if (NEAREST) { /* uniform: none of the 32 entries before starts a segment */
-    fold_prefix_levels<Op, Shape>(lb, tile, level_fold, warp, lane);
-    __syncthreads();
-  }
-  return combine_prefix_levels<Op>(lb, level_fold);
-}
 
 }  // namespace gp

@@ -448,9 +448,10 @@ __device__ inline void build_run_table(const heads_from_offsets<Offset> &src, ui
 
 /* 1 (default): a run whose lead reaches back takes its prefix from the
  * nearest of the 32 runs before it that starts a segment
- * (nearest_start_prefix, seg_pair.cuh), waiting only for the runs from
- * there on; 0: always the levels' prefix, which waits for every earlier
- * run, for A/B builds. As gpu_segreduce's (GP_SEGREDUCE_NEAREST_START). */
+ * (nearest_reset_prefix, scan/device/lookback.cuh), waiting only for the
+ * runs from there on; 0: always the levels' prefix, which waits for every
+ * earlier run, for A/B builds. As gpu_segreduce's
+ * (GP_SEGREDUCE_NEAREST_START). */
 #ifndef GP_RUNS_NEAREST_START
 #define GP_RUNS_NEAREST_START 1
 #endif
@@ -675,7 +676,7 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
     if constexpr (WALK) {
       /* The first tile's values are on their way while warp 0 searches. */
       fetch_values(first);
-      if (warp == 0) table_entries_by_warp(src, first, end, tiles, Shape::tile_items, n, lane, s_run_entries);
+      if (warp == 0) table_entries_by_warp<false>(src, first, end, tiles, Shape::tile_items, n, lane, s_run_entries);
       __syncthreads();
       next_a = s_run_entries[0];
       if (threadIdx.x == 0) set_lead(next_a);
@@ -692,7 +693,7 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
          * also the next run's first, the same value from its block. */
         static_assert(RUNS_TABLE_MAX + 1 <= RUNS_STAGES * RUNS_OFFSETS, "a run's entries fit the offset stages");
         fetch_values(first);
-        if (warp == 0) table_entries_by_warp(src, first, end, tiles, Shape::tile_items, n, lane, s_run_entries);
+        if (warp == 0) table_entries_by_warp<false>(src, first, end, tiles, Shape::tile_items, n, lane, s_run_entries);
         __syncthreads();
         tl.mark(tl.searched);
         uint64_t *const built = reinterpret_cast<uint64_t *>(offset_stages);

@@ -135,8 +135,8 @@ template <int ITEMS> __device__ inline bool lane_copies(uint64_t base, uint64_t 
 
 /* 1 (default): a block whose lead reaches back before it takes its prefix
  * from the nearest of the 32 blocks before it where a segment starts
- * (nearest_start_prefix, seg_pair.cuh), waiting only for the blocks from
- * there on; 0: always the levels' prefix (fold_prefix_levels), which waits
+ * (nearest_reset_prefix, scan/device/lookback.cuh), waiting only for the
+ * blocks from there on; 0: always the levels' prefix (fold_prefix_levels), which waits
  * for every earlier block, for A/B builds. Why: the levels' wait cost 1.2-2.7 us a
  * call at 2^16-2^24 (session 26, call 9: the reduce with no look-back at
  * all, GPU time queued: segments of 4096 at 2^20 9.7 -> 7.2 us, CUB's

@@ -219,23 +219,91 @@ __device__ inline tile_offsets<Offset> global_tile_offsets(const heads_from_offs
   return t;
 }
 
+/* 1 (default): search_tile_offsets' searches begin with guided_rounds;
+ * 0: they search the whole of [0, nseg], for A/B library builds. */
+#ifndef GP_SEARCH_GUIDED
+#define GP_SEARCH_GUIDED 1
+#endif
+
+/*
+ * A first round of a search for the first i in [lo, hi) whose offset is
+ * beyond c (first_beyond_two_reads' answer) that probes where the offsets'
+ * mean puts it: around g = (c + 1) nseg / n, 32 probes `step` apart, step
+ * about sqrt(g) / 8, so that the window spans about four standard
+ * deviations of g where the segments' lengths spread about as much as
+ * their mean (geometric ones; evener lengths land nearer). Where the
+ * answer lies in the window, the next rounds search one gap of `step`
+ * entries: from 2^16 to 2^20 4-byte elements in segments of 4, one or two
+ * rounds fewer, of three or four. Where it does not, [lo, hi] shrinks by
+ * the window's width and the search goes on from there (one round lost at
+ * most). Only for intervals of more than 1024 entries (two rounds
+ * without). The window depends on c, nseg and n only, so every block
+ * searching for the same bound reads the same entries and finds the same
+ * answer, malformed offsets or not.
+ */
+struct guided_window {
+  uint64_t first = 0, step = 0; /* step 0: no window (the interval is small) */
+  __device__ guided_window(uint64_t n, uint64_t c, uint64_t lo, uint64_t hi) {
+    const uint64_t span = hi - lo;
+    if (span <= 1024 || n == 0) return;
+    const double g = (double(c) + 1.0) / double(n) * double(span); /* from lo */
+    step = uint64_t(sqrt(g + 1.0) / 8.0);
+    step = step < 1 ? 1 : step > span / 32 ? span / 32 : step;
+    const double w = g - 16.0 * double(step);
+    first = lo + (w <= 0.0 ? 0 : uint64_t(w));
+    if (first > hi - 32 * step) first = hi - 32 * step;
+  }
+  /* Lane's probe, below hi. */
+  __device__ uint64_t probe(int lane) const { return first + uint64_t(lane + 1) * step - 1; }
+  /* [lo, hi] narrowed by the probes beyond c (ballot b). */
+  __device__ void narrow(unsigned b, uint64_t &lo, uint64_t &hi) const {
+    if (b == 0) {
+      lo = first + 32 * step; /* past the window; hi stays */
+    } else {
+      const int f = __ffs(b) - 1;
+      hi = probe(f);
+      if (f > 0) lo = first + uint64_t(f) * step;
+    }
+  }
+};
+
+/* guided_window's round for two bounds at once (both loads in flight). */
+template <typename Offset>
+__device__ inline void guided_rounds(const Offset *offsets, uint64_t n, uint64_t c0, uint64_t c1, int lane,
+                                     uint64_t &lo0, uint64_t &hi0, uint64_t &lo1, uint64_t &hi1) {
+  const guided_window w0(n, c0, lo0, hi0), w1(n, c1, lo1, hi1);
+  const int64_t r0 = w0.step ? int64_t(offsets[w0.probe(lane)]) : 0;
+  const int64_t r1 = w1.step ? int64_t(offsets[w1.probe(lane)]) : 0;
+  const unsigned b0 = __ballot_sync(0xffffffffu, clamp_offset(r0, n) > c0);
+  const unsigned b1 = __ballot_sync(0xffffffffu, clamp_offset(r1, n) > c1);
+  if (w0.step) w0.narrow(b0, lo0, hi0);
+  if (w1.step) w1.narrow(b1, lo1, hi1);
+}
+
 /* Two table entries found by one warp (call from all its lanes):
  * tile_first[t0] and tile_first[t1] (nseg past the last tile), into
  * s_entries[0] and [1], by 32-ary searches of the whole warp
  * (first_beyond_two_reads over [0, nseg), no cache): one round trip fewer
  * than 16-ary ones of each half-warp where nseg lies between 16^k and
- * 32^k. Every caller searches the same way, so two blocks that both find
- * an entry find the same value, malformed offsets or not. */
-template <typename Offset>
+ * 32^k; GUIDED: after a first round where the mean puts them
+ * (guided_rounds). Every caller of an instance searches the same way, so
+ * two blocks that both find an entry find the same value, malformed
+ * offsets or not. Why not GUIDED in seg_runs' prologue: there it made
+ * scans over offsets with segments of 64 at 2^22 5% slower (session 27,
+ * call 3; not understood), where segscan_blocked's scans gained 5-9%. */
+template <bool GUIDED, typename Offset>
 __device__ inline void table_entries_by_warp(const heads_from_offsets<Offset> &src, uint64_t t0, uint64_t t1,
                                              uint32_t tiles, uint32_t tile_items, uint64_t n, int lane,
                                              uint64_t (&s_entries)[2]) {
   /* The first s with offsets[s] >= b: 0 for b = 0, else the first beyond b - 1. */
   const uint64_t b0 = t0 * tile_items, b1 = t1 * tile_items;
+  const uint64_t c0 = b0 ? b0 - 1 : 0, c1 = b1 ? b1 - 1 : 0;
+  uint64_t lo0 = 0, hi0 = src.nseg, lo1 = 0, hi1 = src.nseg;
+  if constexpr (GUIDED) guided_rounds(src.offsets, n, c0, c1, lane, lo0, hi0, lo1, hi1);
   uint64_t e0, e1, unused_base;
   int64_t unused_below;
-  first_beyond_two_reads(src.offsets, 0, src.nseg, src.nseg, n, b0 ? b0 - 1 : 0, b1 ? b1 - 1 : 0, lane, 0, &e0, &e1,
-                         &unused_below, nullptr, &unused_base, []() { return true; });
+  first_beyond_two_reads(src.offsets, lo0, hi0, lo1, hi1, src.nseg, n, c0, c1, lane, 0, &e0, &e1, &unused_below,
+                         nullptr, &unused_base, []() { return true; });
   if (lane == 0) {
     s_entries[0] = t0 >= tiles ? src.nseg : b0 == 0 ? 0 : e0;
     s_entries[1] = t1 >= tiles ? src.nseg : b1 == 0 ? 0 : e1;
@@ -253,7 +321,9 @@ template <typename Offset>
 __device__ inline tile_offsets<Offset> search_tile_offsets(const heads_from_offsets<Offset> &src, uint32_t tile,
                                                            uint32_t tiles, uint32_t tile_items, uint64_t n,
                                                            uint64_t (&s_entries)[2]) {
-  if (threadIdx.x < 32) table_entries_by_warp(src, tile, tile + uint64_t(1), tiles, tile_items, n, threadIdx.x, s_entries);
+  if (threadIdx.x < 32)
+    table_entries_by_warp<GP_SEARCH_GUIDED != 0>(src, tile, tile + uint64_t(1), tiles, tile_items, n, threadIdx.x,
+                                                 s_entries);
   const uint64_t share = (src.nseg + tiles) / tiles; /* ceil((nseg + 1) / tiles) */
   for (uint64_t s = tile * share + threadIdx.x; s <= src.nseg && s < (tile + uint64_t(1)) * share;
        s += blockDim.x)

@@ -152,7 +152,7 @@ __device__ inline uint64_t first_beyond(const Offset *offsets, uint64_t lo, uint
  * keeps what bound a's reads tell about the entries around its answer, so
  * the caller need not read them again:
  *   *below_a: the raw offset just below a's answer (below_lo, the caller's
- *             offsets[lo - 1], where no probe below it was read);
+ *             offsets[lo_a - 1], where no probe below it was read);
  *   cache[0, 64): where a's last round probed one entry a lane (step 1,
  *             which every search of more than one entry ends with), the
  *             raw offsets from *cache_base on (those up to `last`); each
@@ -165,13 +165,14 @@ __device__ inline uint64_t first_beyond(const Offset *offsets, uint64_t lo, uint
  * their values are used: for work that should queue behind them (a
  * caller's copies of its values), and to give up (false: the answers are
  * not set) where the caller learns meanwhile that it searched for the
- * wrong bounds. */
+ * wrong bounds. Each bound has its own interval, [lo_a, hi_a] for ca and
+ * [lo_b, hi_b] for cb, where its answer is known to lie (the overload below:
+ * both [lo, hi]); below_lo is then offsets[lo_a - 1]. */
 template <typename Offset, typename GoOn>
-__device__ inline void first_beyond_two_reads(const Offset *offsets, uint64_t lo, uint64_t hi, uint64_t last, uint64_t n,
-                                              uint64_t ca, uint64_t cb, int lane, int64_t below_lo, uint64_t *ra,
-                                              uint64_t *rb, int64_t *below_a, int64_t *cache, uint64_t *cache_base,
-                                              GoOn &&go_on) {
-  uint64_t lo_a = lo, hi_a = hi, lo_b = lo, hi_b = hi;
+__device__ inline void first_beyond_two_reads(const Offset *offsets, uint64_t lo_a, uint64_t hi_a, uint64_t lo_b,
+                                              uint64_t hi_b, uint64_t last, uint64_t n, uint64_t ca, uint64_t cb,
+                                              int lane, int64_t below_lo, uint64_t *ra, uint64_t *rb, int64_t *below_a,
+                                              int64_t *cache, uint64_t *cache_base, GoOn &&go_on) {
   int64_t below = below_lo;
   uint64_t base = ~uint64_t(0);
   for (bool first_round = true; lo_a < hi_a || lo_b < hi_b; first_round = false) { /* answers in [lo, hi] */
@@ -206,6 +207,14 @@ __device__ inline void first_beyond_two_reads(const Offset *offsets, uint64_t lo
   *rb = lo_b;
   *below_a = below;
   *cache_base = base;
+}
+template <typename Offset, typename GoOn>
+__device__ inline void first_beyond_two_reads(const Offset *offsets, uint64_t lo, uint64_t hi, uint64_t last, uint64_t n,
+                                              uint64_t ca, uint64_t cb, int lane, int64_t below_lo, uint64_t *ra,
+                                              uint64_t *rb, int64_t *below_a, int64_t *cache, uint64_t *cache_base,
+                                              GoOn &&go_on) {
+  first_beyond_two_reads(offsets, lo, hi, lo, hi, last, n, ca, cb, lane, below_lo, ra, rb, below_a, cache, cache_base,
+                         go_on);
 }
 
 /* The table and the check in one launch (grid-stride over
