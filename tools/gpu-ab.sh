@@ -12,8 +12,10 @@
 # round: the first run of a round was 2-4% slower at 2^24-2^30 in session
 # 20 (bench/NOTES.md), so an A/B in one order only measures the order.
 # Each output goes to $OUT/PROGRAM-NAME-rK.txt; the summaries are printed
-# one after another, and every summary row of every run, tagged "== K NAME",
-# to $OUT/PROGRAM-ab.txt (one file to compare medians from).
+# one after another, and every summary row and Google Benchmark line of
+# every run, tagged "== K NAME", to $OUT/PROGRAM-ab.txt (one file to compare
+# medians from; the table at the end reads the Benchmark lines, so it works
+# for every bench program: bench_spmv's summary has other columns).
 # Run after tools/gpu-run.sh in the same call (it unpacks the build and
 # installs .gpu-deps); .gpu-slim.tgz or .gpu-slim.txz, where carried, holds
 # .gpu-variants.
@@ -26,7 +28,7 @@ shift
 [ -f .gpu-slim.txz ] && [ ! -d .gpu-variants ] && tar -xJf .gpu-slim.txz
 variants=base
 for d in .gpu-variants/*/; do [ -d "$d" ] && variants="$variants $(basename "$d")"; done
-reversed=$(echo $variants | tr ' ' '\n' | tac | tr '\n' ' ')
+reversed=$(echo "$variants" | tr ' ' '\n' | tac | tr '\n' ' ')
 rounds=${GPUPRIM_AB_ROUNDS:-2}
 : >"$OUT/$prog-ab.txt"
 i=0
@@ -43,8 +45,11 @@ for r in $(seq 1 "$rounds"); do
     rc=$?
     echo "== $prog, variant $v, round $r: rc=$rc ($(( $(date +%s) - t0 )) s)"
     sed -n '/^summary/,$p' "$OUT/$prog-$v-r$r.txt"
-    echo "== $i $v rc=$rc" >>"$OUT/$prog-ab.txt"
-    sed -n '/^summary/,$p' "$OUT/$prog-$v-r$r.txt" | grep -v '^summary\|^cub/gp\|^case' >>"$OUT/$prog-ab.txt"
+    {
+      echo "== $i $v rc=$rc"
+      sed -n '/^summary/,$p' "$OUT/$prog-$v-r$r.txt" | grep -v '^summary\|^cub/gp\|^case'
+      grep '/manual_time ' "$OUT/$prog-$v-r$r.txt"
+    } >>"$OUT/$prog-ab.txt"
   done
 done
 # The median gpuprim time of each row for each variant, and its ratio to
@@ -54,9 +59,14 @@ done
 # its rows, clocks unchanged; bench/NOTES.md), so a median of few runs may
 # compare a fast variant's slow runs with another's fast ones; the fastest
 # runs compare fast with fast where each variant had one.
-echo "== medians (then the fastest) of $rounds runs a variant: case, n, then variant=us (variant/base)"
-awk '/^== /{v=$3; next} NF >= 4 {print $1, $2, v, $4}' "$OUT/$prog-ab.txt" | sort -k1,1 -k2,2 -k3,3 -k4,4g |
-  awk 'function flush() { if (cnt) { med[key] = (cnt % 2) ? vals[(cnt + 1) / 2] : (vals[cnt / 2] + vals[cnt / 2 + 1]) / 2; low[key] = vals[1]; cnt = 0 } }
+echo "== medians (then the fastest) of $rounds runs a variant: benchmark, then variant=us (variant/base)"
+# Rows: Google Benchmark's lines, whose manual time is gpuprim's in every
+# bench program (bench_segmented, bench_spmv, ...), in microseconds.
+awk '/^== /{v=$3; next}
+     $1 ~ /\/manual_time$/ { name = $1; sub(/\/iterations:[0-9]+\/manual_time$/, "", name)
+       t = $2; if ($3 == "ns") t /= 1000; else if ($3 == "ms") t *= 1000; else if ($3 == "s") t *= 1e6
+       print name, v, t }' "$OUT/$prog-ab.txt" | sort -k1,1V -k2,2 -k3,3g |
+awk 'function flush() { if (cnt) { med[key] = (cnt % 2) ? vals[(cnt + 1) / 2] : (vals[cnt / 2] + vals[cnt / 2 + 1]) / 2; low[key] = vals[1]; cnt = 0 } }
        function table(m, label,    r, line, b, v) {
          print label
          for (r = 1; r <= nrows; r++) {
@@ -64,6 +74,6 @@ awk '/^== /{v=$3; next} NF >= 4 {print $1, $2, v, $4}' "$OUT/$prog-ab.txt" | sor
            for (v in vars) if ((rows[r] " " v) in m)
              line = line "  " v "=" m[rows[r] " " v] (v != "base" && b > 0 ? sprintf(" (%.3f)", m[rows[r] " " v] / b) : "")
            print line } }
-       { k = $1 " " $2 " " $3; if (k != key) { flush(); key = k; if (!(($1 " " $2) in seen)) { seen[$1 " " $2] = 1; rows[++nrows] = $1 " " $2 } vars[$3] = 1 }
-         vals[++cnt] = $4 }
+       { k = $1 " " $2; if (k != key) { flush(); key = k; if (!($1 in seen)) { seen[$1] = 1; rows[++nrows] = $1 } vars[$2] = 1 }
+         vals[++cnt] = $3 }
        END { flush(); table(med, "medians:"); table(low, "fastest:") }'
