@@ -55,21 +55,27 @@ template <typename Op, typename T> __device__ inline T combine_prefix_levels(con
   return prefix;
 }
 
-/* For A/B builds: 0 folds the levels for every tile, as before session 27. */
+/* 1 (default): publish_and_prefix takes an operator that resets from the
+ * nearest reset; 0: the levels for every entry, for A/B library builds
+ * (the scans, reduce and SpMV of segmented/ all come through it). */
 #ifndef GP_LOOKBACK_NEAREST_RESET
 #define GP_LOOKBACK_NEAREST_RESET 1
 #endif
 
 /* Block-wide, where lb.tiles > 1 (contains barriers): warp 0 publishes
  * entry `tile`'s aggregate; where `needs` (uniform) the entry's exclusive
- * prefix comes back to every thread, from the nearest entry before that
- * resets the fold (NEAREST, for operators that reset: nearest_reset_prefix,
- * by warp 1), else, or where none of the 32 does, from the levels
+ * prefix comes back to every thread, for an operator that resets from the
+ * nearest entry before that resets the fold (nearest_reset_prefix, by warp
+ * 1), else, or where none of the 32 does, from the levels
  * (fold_prefix_levels into level_fold, which Shape's warps fill).
- * Op::neutral() where not needs. */
-template <typename Op, typename Shape, bool NEAREST, typename T>
+ * Op::neutral() where not needs. Why the nearest reset: the levels wait
+ * for every earlier entry, a reset only for those from it on (session 26:
+ * 1.2-2.7 us a call of gpu_segreduce at 2^16-2^24; session 27: the one
+ * tile a block scans 6-11% faster at 2^20-2^22). */
+template <typename Op, typename Shape, typename T>
 __device__ inline T publish_and_prefix(const lookback_args &lb, uint32_t tile, T aggregate, bool needs, T *level_fold,
                                        int warp, int lane) {
+  constexpr bool NEAREST = op_resets_v<Op> && GP_LOOKBACK_NEAREST_RESET != 0;
   __shared__ T s_nearest;
   __shared__ bool s_levels;
   if (warp == 0) {
@@ -149,8 +155,7 @@ __device__ inline void scan_tile(T (&x)[Shape::rows][Shape::vec], uint32_t tile,
     if (source == prefix_source::prefolded)
       prefix = combine_prefix_levels<Op>(lb, sh.level_fold);
     else
-      prefix = publish_and_prefix<Op, Shape, op_resets_v<Op> && GP_LOOKBACK_NEAREST_RESET != 0>(
-          lb, tile, aggregate, true, sh.level_fold, warp, lane);
+      prefix = publish_and_prefix<Op, Shape>(lb, tile, aggregate, true, sh.level_fold, warp, lane);
   }
 
   /* 5. Each item: the running fold from its thread's prefix. */

@@ -446,16 +446,6 @@ __device__ inline void build_run_table(const heads_from_offsets<Offset> &src, ui
   __syncthreads();
 }
 
-/* 1 (default): a run whose lead reaches back takes its prefix from the
- * nearest of the 32 runs before it that starts a segment
- * (nearest_reset_prefix, scan/device/lookback.cuh), waiting only for the
- * runs from there on; 0: always the levels' prefix, which waits for every
- * earlier run, for A/B builds. As gpu_segreduce's
- * (GP_SEGREDUCE_NEAREST_START). */
-#ifndef GP_RUNS_NEAREST_START
-#define GP_RUNS_NEAREST_START 1
-#endif
-
 /* 1 (a debug build, never the library's): thread 0 of each block of a run
  * stamps %globaltimer at its steps and prints them in one line at its end
  * ("TL ..."; tools/seg_timeline.c calls the scans and sums the lines up).
@@ -834,9 +824,11 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
    * run; uniform after the barrier above). */
   const bool lead_needs_prefix = REDUCE ? lead_segment != ~uint64_t(0) && s_kept_set : s_lead_end > run_base;
   tl.mark(tl.loop_end);
-  /* Published, and the prefix where the lead needs it (GP_RUNS_NEAREST_START). */
-  const P prefix = lb.tiles > 1 ? publish_and_prefix<Op, B, GP_RUNS_NEAREST_START != 0>(
-                                      lb, run, s_carry, lead_needs_prefix, sh.level_fold, warp, lane)
+  /* Published, and the prefix where the lead needs it: from the nearest of
+   * the 32 runs before that starts a segment, waiting only for the runs
+   * from there on (publish_and_prefix). */
+  const P prefix = lb.tiles > 1 ? publish_and_prefix<Op, B>(lb, run, s_carry, lead_needs_prefix, sh.level_fold, warp,
+                                                            lane)
                                 : Op::neutral();
   tl.mark(tl.lookback_done);
   if (!lead_needs_prefix) {

@@ -133,18 +133,6 @@ template <int ITEMS> __device__ inline bool lane_copies(uint64_t base, uint64_t 
   return vector_ok && base + ITEMS <= end;
 }
 
-/* 1 (default): a block whose lead reaches back before it takes its prefix
- * from the nearest of the 32 blocks before it where a segment starts
- * (nearest_reset_prefix, scan/device/lookback.cuh), waiting only for the
- * blocks from there on; 0: always the levels' prefix (fold_prefix_levels), which waits
- * for every earlier block, for A/B builds. Why: the levels' wait cost 1.2-2.7 us a
- * call at 2^16-2^24 (session 26, call 9: the reduce with no look-back at
- * all, GPU time queued: segments of 4096 at 2^20 9.7 -> 7.2 us, CUB's
- * 8.9-10.8), where a block's lead mostly needs the one block before it. */
-#ifndef GP_SEGREDUCE_NEAREST_START
-#define GP_SEGREDUCE_NEAREST_START 1
-#endif
-
 template <typename T, gpu_op OP, typename Epilogue>
 __global__ void __launch_bounds__(warps_reduce_shape<T>::threads, warps_reduce_shape<T>::min_blocks)
     segreduce_warps(const T *in, const int64_t *offsets, uint64_t nseg, uint64_t n_max, uint64_t grid_warps,
@@ -451,9 +439,10 @@ __global__ void __launch_bounds__(warps_reduce_shape<T>::threads, warps_reduce_s
     total = Op::apply(total, s_agg[k]);
   }
   if (lane == 0 && lead_segment != NONE && before.head) epilogue(lead_segment, Base::apply(before.value, lead), false);
-  /* Published, and the prefix where a lead needs it (GP_SEGREDUCE_NEAREST_START). */
-  const P prefix = lb.tiles > 1 ? publish_and_prefix<Op, S, GP_SEGREDUCE_NEAREST_START != 0>(
-                                      lb, block, total, needs_prefix, s_level_fold, warp, lane)
+  /* Published, and the prefix where a lead needs it: from the nearest of
+   * the 32 blocks before where a segment starts, waiting only for the
+   * blocks from there on (publish_and_prefix; mostly the one block before). */
+  const P prefix = lb.tiles > 1 ? publish_and_prefix<Op, S>(lb, block, total, needs_prefix, s_level_fold, warp, lane)
                                 : Op::neutral();
   if (lane == 0 && lead_segment != NONE && !before.head)
     epilogue(lead_segment, Base::apply(Op::apply(prefix, before).value, lead), false);
