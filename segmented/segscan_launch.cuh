@@ -107,12 +107,15 @@ template <typename T, gpu_op OP, bool REVERSE, typename Source, bool REDUCE, typ
 gpu_status segscan_launch(const char *fn, const T *in, T *out, uint64_t n, bool exclusive, bool vector_ok,
                           const Source &src, uint64_t tiles, cudaStream_t stream, const Values &values = Values{},
                           const Epilogue &epilogue = Epilogue{}) {
+  constexpr auto kernel = segscan_blocked<T, OP, Shape, REVERSE, Source, REDUCE, Values, Epilogue>;
+  bool by_index = false; /* GP_SEG_BY_INDEX (segscan_blocked.cuh) */
+  if constexpr (GP_SEG_BY_INDEX != 0) by_index = tiles <= resident_blocks<kernel>(Shape::threads, 0);
   lookback_args lb;
   gp_tilestate ts{};
-  gpu_status s = prepare_lookback<seg_pair<T>>(fn, tiles, 0, tiles > 1 ? tiles : 0, &lb, &ts, nullptr);
+  gpu_status s = prepare_lookback<seg_pair<T>>(fn, tiles, 0, tiles > 1 && !by_index ? tiles : 0, &lb, &ts, nullptr);
   if (s != GPU_OK) return s;
-  segscan_blocked<T, OP, Shape, REVERSE, Source, REDUCE, Values, Epilogue>
-      <<<unsigned(tiles), Shape::threads, 0, stream>>>(in, out, n, exclusive, vector_ok, lb, src, values, epilogue);
+  kernel<<<unsigned(tiles), Shape::threads, 0, stream>>>(in, out, n, exclusive, vector_ok, lb, src, values, epilogue,
+                                                         by_index);
   s = check_launch(fn, "segscan_blocked");
   gpu_status r = gp_tilestate_release(fn, &ts);
   return s != GPU_OK ? s : r;
@@ -186,13 +189,57 @@ gpu_status segreduce_launch(const char *fn, const T *in, uint64_t n, bool vector
         fn, in, nullptr, n, false, vector_ok, src, tiles, stream, values, epilogue);
 }
 
-template <typename T, gpu_op OP, typename Source, bool REDUCE>
-gpu_status segscan_dir(const char *fn, const T *in, T *out, uint64_t n, unsigned flags, bool vector_ok,
-                       const Source &src, uint64_t tiles, cudaStream_t stream) {
-  const bool exclusive = flags & GPU_EXCLUSIVE;
+/* A scan of one tile a block in either direction, on Shape's tiles. */
+template <typename T, gpu_op OP, typename Source, typename Shape>
+gpu_status segscan_dir_shaped(const char *fn, const T *in, T *out, uint64_t n, unsigned flags, const Source &src,
+                              cudaStream_t stream) {
+  using Results = store_results<T, scan_op<T, OP>>;
+  const bool exclusive = flags & GPU_EXCLUSIVE, vector_ok = aligned16(in) && aligned16(out);
+  const uint64_t tiles = (n + Shape::tile_items - 1) / Shape::tile_items;
   return flags & GPU_REVERSE
-             ? segscan_launch<T, OP, true, Source, REDUCE>(fn, in, out, n, exclusive, vector_ok, src, tiles, stream)
-             : segscan_launch<T, OP, false, Source, REDUCE>(fn, in, out, n, exclusive, vector_ok, src, tiles, stream);
+             ? segscan_launch<T, OP, true, Source, false, plain_values, Results, Shape>(fn, in, out, n, exclusive,
+                                                                                       vector_ok, src, tiles, stream)
+             : segscan_launch<T, OP, false, Source, false, plain_values, Results, Shape>(fn, in, out, n, exclusive,
+                                                                                        vector_ok, src, tiles, stream);
+}
+
+/*
+ * Scans of at most GP_SEG_SMALL_N elements take smaller tiles
+ * (seg_scan_small_shape: 256 threads of 8 items, 2048 elements) than the
+ * large ones (8192 4-byte or 4096 8-byte elements). Why: at 2^16 4-byte
+ * elements the large tiles put the scan on 8 blocks of 132 SMs, each
+ * tile's chain (ticket, search, offsets, loads, look-back) over 32 KiB;
+ * small tiles, 32 blocks over a quarter of that. The gap it is for: over
+ * offsets with segments of 4 at 2^16-2^18, 0.85-0.87x CUB queued (session
+ * 27). Not over a table of tile_first[] (built for the large tiles): at
+ * these sizes the tiles search their own segments unless
+ * GP_SEG_SEARCH_TILES says otherwise. 0 (default): never. Written in
+ * session 28, which had no GPU: not measured yet (bench/NOTES.md); an A/B
+ * library build sets it to 1048576 (2^20 keeps the small tiles within the
+ * table-free search's 512).
+ */
+#ifndef GP_SEG_SMALL_N
+#define GP_SEG_SMALL_N 0
+#endif
+/* The small tiles' threads (8 items each), for A/B library builds. */
+#ifndef GP_SEG_SMALL_THREADS
+#define GP_SEG_SMALL_THREADS 256
+#endif
+template <int B>
+using seg_scan_small_shape = seg_tile_shape<GP_SEG_SMALL_THREADS, 8 * B / 16, 16 / B,
+                                            (B == 8 ? 3 : 4) * 256 / GP_SEG_SMALL_THREADS>;
+template <typename Source> bool reads_table(const Source &src) {
+  if constexpr (offsets_source<Source>) return src.tile_first != nullptr;
+  else return false;
+}
+
+template <typename T, gpu_op OP, typename Source>
+gpu_status segscan_dir(const char *fn, const T *in, T *out, uint64_t n, unsigned flags, const Source &src,
+                       cudaStream_t stream) {
+  if constexpr (GP_SEG_SMALL_N > 0)
+    if (n <= uint64_t(GP_SEG_SMALL_N) && !reads_table(src))
+      return segscan_dir_shaped<T, OP, Source, seg_scan_small_shape<sizeof(T)>>(fn, in, out, n, flags, src, stream);
+  return segscan_dir_shaped<T, OP, Source, seg_shape<T>>(fn, in, out, n, flags, src, stream);
 }
 
 /*
@@ -329,8 +376,7 @@ gpu_status segmented_op(const T *in, T *out, uint64_t n, const uint8_t *heads, c
   if (heads) {
     const unsigned grid = GP_SEG_RUNS_FLAGS != 0 && forward ? runs_grid<FlagRuns>(tiles, n, 0) : 0;
     if (grid) return segscan_runs<T, OP>(fn, in, out, n, exclusive, heads_from_flags{heads}, tiles, grid, stream);
-    return segscan_dir<T, OP, heads_from_flags, false>(fn, in, out, n, flags, aligned16(in) && aligned16(out),
-                                                        heads_from_flags{heads}, tiles, stream);
+    return segscan_dir<T, OP, heads_from_flags>(fn, in, out, n, flags, heads_from_flags{heads}, stream);
   }
   /* A scan of one tile a block over few tiles finds each tile's segments
    * itself: no table, no launch for it. */
@@ -395,8 +441,7 @@ gpu_status segmented_op(const T *in, T *out, uint64_t n, const uint8_t *heads, c
     else if (grid)
       s = segscan_offsets_runs<T, OP>(fn, in, out, n, exclusive, src, tiles, grid, stream);
     else
-      s = segscan_dir<T, OP, heads_from_offsets<int64_t>, false>(fn, in, out, n, flags,
-                                                                  aligned16(in) && aligned16(out), src, tiles, stream);
+      s = segscan_dir<T, OP, heads_from_offsets<int64_t>>(fn, in, out, n, flags, src, stream);
   }
   if (s == GPU_OK) s = offsets_verdict(fn, table, stream);
   if (table.tile_first) {

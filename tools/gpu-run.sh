@@ -11,7 +11,9 @@
 # minute); sortprofile: ncu on one library sort and one CUB sort (2^26 u32).
 #
 # A build tree made here is carried as .gpu-build.tgz (tools/gpu-pack: no
-# object files, gzip, to stay under the carry limit) and becomes build/ there.
+# object files, gzip, to stay under the carry limit) or, in part and with
+# variant libraries, as .gpu-slim.txz (tools/gpu-pack --slim), and becomes
+# build/ there.
 #
 # Needs .gpu-deps (../shared/gpu/fetch-deps) carried along; see README.md.
 set -uo pipefail
@@ -21,6 +23,8 @@ stages=${*:-test sanitize tune bench demo}
 only=${GPUPRIM_TESTS_REGEX:-.}   # which suites (a regex on their names)
 root=$(pwd)
 if [ -f .gpu-build.tgz ]; then rm -rf .gpu-build && tar -xzf .gpu-build.tgz; fi
+# tools/gpu-pack --slim: part of the tree, and the variants for tools/gpu-ab.sh.
+if [ -f .gpu-slim.txz ] && [ ! -d .gpu-build ]; then xz -dc .gpu-slim.txz | tar -xf -; fi
 if [ -d .gpu-build ]; then rm -rf build && mv .gpu-build build; fi
 summary=$OUT/summary.txt
 : > "$summary"
@@ -43,10 +47,10 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu 
 # A build tree carried from /work/main (paths inside it are absolute): make
 # that path lead here, and use it if its programs start on this machine.
 build=""
-if [ -x build/tests/test_scan_cuda ] && [ "$root" != /work/main ] && [ ! -e /work/main ]; then
+if [ -e build/libgpuprim.so ] && [ "$root" != /work/main ] && [ ! -e /work/main ]; then
   mkdir -p /work && ln -s "$root" /work/main
 fi
-if [ -x /work/main/build/tests/test_scan_cuda ] && /work/main/build/tests/test_core >/dev/null 2>&1; then
+if [ -e /work/main/build/libgpuprim.so ] && /work/main/build/tests/test_core >/dev/null 2>&1; then
   build=/work/main/build
   note "build: carried tree (built off this machine)"
 else
@@ -55,6 +59,15 @@ else
   cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >"$OUT/build.log" 2>&1 &&
     cmake --build "$build" -j16 >>"$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
   note "build: here, $(( $(date +%s) - t0 )) s"
+fi
+
+# GPUPRIM_LIB_VARIANT=NAME: every program below runs against .gpu-variants/NAME
+# (tools/gpu-variant: the library built with an A/B switch on) instead of
+# the build's library, so that a variant's suites run before it is adopted.
+if [ -n "${GPUPRIM_LIB_VARIANT:-}" ]; then
+  [ -e "$root/.gpu-variants/$GPUPRIM_LIB_VARIANT/libgpuprim.so" ] || { echo "no variant $GPUPRIM_LIB_VARIANT"; exit 1; }
+  export LD_LIBRARY_PATH=$root/.gpu-variants/$GPUPRIM_LIB_VARIANT${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  note "library: variant $GPUPRIM_LIB_VARIANT ($(cat "$root/.gpu-variants/$GPUPRIM_LIB_VARIANT/DEFINES" 2>/dev/null))"
 fi
 
 # A quick pass of every CUDA suite first: a hang or crash stops the call

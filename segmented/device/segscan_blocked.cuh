@@ -235,6 +235,17 @@ template <typename T, typename Shape> constexpr bool blocked_tile_fits() {
   return true;
 }
 
+/* 1: a launch of segscan_blocked whose blocks all fit the device at once
+ * (segscan_launch asks the occupancy API) gives block b tile b instead of
+ * the look-back's ticket, as segreduce_warps does (GP_SEGREDUCE_BY_INDEX);
+ * for the scans and SpMV's products of one tile a block. 0 (default):
+ * always the ticket, and the kernel's code is as before the switch (its
+ * last parameter unread). Written in session 28, which had no GPU: not
+ * measured yet (bench/NOTES.md). */
+#ifndef GP_SEG_BY_INDEX
+#define GP_SEG_BY_INDEX 0
+#endif
+
 /*
  * The kernel, one tile per block. Values (sparse: products with x) says
  * how the loaded elements become the scanned values; REDUCE writes each
@@ -249,13 +260,13 @@ template <typename T, typename Shape> constexpr bool blocked_tile_fits() {
  * arrangement: heads 0.46 of a copy against 0.45 (4-byte) and 0.53 against
  * 0.37 (8-byte); at 2^16 10 us against 17. The look-back is the scan's:
  * take_tile hands tiles out in launch order, so a block only waits for
- * blocks already running.
+ * blocks already running (or, by_index, for blocks that all fit at once).
  */
 template <typename T, gpu_op OP, typename Shape, bool REVERSE, typename Source, bool REDUCE, typename Values,
           typename Epilogue>
 __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
     segscan_blocked(const T *in, T *out, uint64_t n, bool exclusive, bool vector_ok, lookback_args lb, Source src,
-                    Values values, Epilogue epilogue) {
+                    Values values, Epilogue epilogue, bool by_index) {
   using P = seg_pair<T>;
   using Op = seg_op<T, OP>;
   using Base = scan_op<T, OP>;
@@ -268,7 +279,11 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
   __shared__ __align__(16) T s_buf[Shape::tile_items]; /* the transposes; reduce: the tile's results */
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 
-  const uint32_t tile = take_tile(lb, &s_tile);
+  /* by_index (GP_SEG_BY_INDEX): the whole grid fits the device at once, so
+   * block b takes tile b without a ticket (an atomic and a barrier before
+   * the first loads): the look-back waits only for lower tiles, whose
+   * blocks run or will get a place. */
+  const uint32_t tile = GP_SEG_BY_INDEX != 0 && by_index ? blockIdx.x : take_tile(lb, &s_tile);
   const tile_place<Shape, REVERSE> at(tile, lb.tiles, n);
   /* 1. The values (and what a transform loads) first: in flight while the flags are found. */
   T v[Shape::rows][Shape::vec];
@@ -279,9 +294,26 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
   uint32_t heads;
   [[maybe_unused]] tile_offsets<offset_type<Source>> off{};
   if constexpr (offsets_source<Source>) {
-    __shared__ uint64_t s_entries[2];
-    off = src.tile_first ? global_tile_offsets(src, position, lb.tiles, n)
-                         : search_tile_offsets(src, position, lb.tiles, Shape::tile_items, n, s_entries);
+    if constexpr (GP_SEARCH_WINDOW != 0 && !REDUCE) {
+      /* The window in s_buf, free until the transpose below (a reduce
+       * reads `off` again after it: not there), where that holds at least
+       * SEARCH_WINDOW_MIN entries, else in an array of its own. */
+      using Offset = offset_type<Source>;
+      constexpr uint32_t in_buf = uint32_t(sizeof s_buf / sizeof(Offset));
+      Offset *window = reinterpret_cast<Offset *>(s_buf);
+      if constexpr (in_buf < SEARCH_WINDOW_MIN) {
+        __shared__ Offset s_window[SEARCH_WINDOW_MIN];
+        window = s_window;
+      }
+      __shared__ uint64_t s_bounds[6];
+      off = src.tile_first ? global_tile_offsets(src, position, lb.tiles, n)
+                           : search_window_offsets(src, position, lb.tiles, Shape::tile_items, n, s_bounds, window,
+                                                   in_buf < SEARCH_WINDOW_MIN ? SEARCH_WINDOW_MIN : in_buf);
+    } else {
+      __shared__ uint64_t s_entries[2];
+      off = src.tile_first ? global_tile_offsets(src, position, lb.tiles, n)
+                           : search_tile_offsets(src, position, lb.tiles, Shape::tile_items, n, s_entries);
+    }
     heads = blocked_heads<Shape, REVERSE>(off, s_heads, at.base, at.valid, warp, lane);
   } else {
     heads = blocked_heads<Shape, REVERSE>(src, s_heads, position, lb.tiles, at.base, at.valid, n, warp, lane);

@@ -310,6 +310,26 @@ __device__ inline void table_entries_by_warp(const heads_from_offsets<Offset> &s
   }
 }
 
+/* The block's share of the offsets' check, for kernels that search their
+ * tiles' segments (no table's launch checks them): tile t checks entries
+ * [t share, (t + 1) share), share = ceil((nseg + 1) / tiles), so any
+ * malformed array fails some tile's share. */
+template <typename Offset>
+__device__ inline void check_offsets_share(const heads_from_offsets<Offset> &src, uint32_t tile, uint32_t tiles,
+                                           uint64_t n) {
+  const uint64_t share = (src.nseg + tiles) / tiles; /* ceil((nseg + 1) / tiles) */
+  for (uint64_t s = tile * share + threadIdx.x; s <= src.nseg && s < (tile + uint64_t(1)) * share;
+       s += blockDim.x)
+    if (!offset_in_order(src.offsets, s, src.nseg, n)) *src.bad = 1;
+}
+
+/* A search's answers [first, last] kept in [0, nseg], first <= last. */
+template <typename Offset> __device__ inline void keep_in_segments(tile_offsets<Offset> &off, uint64_t nseg) {
+  if (off.first > nseg) off.first = nseg;
+  if (off.last > nseg) off.last = nseg;
+  if (off.last < off.first) off.last = off.first;
+}
+
 /* global_tile_offsets without the table: warp 0 finds tile t's entries
  * (tile_first[t] and [t + 1], or nseg past the last tile) by
  * table_entries_by_warp, the table's values for well-formed offsets; the
@@ -324,15 +344,98 @@ __device__ inline tile_offsets<Offset> search_tile_offsets(const heads_from_offs
   if (threadIdx.x < 32)
     table_entries_by_warp<GP_SEARCH_GUIDED != 0>(src, tile, tile + uint64_t(1), tiles, tile_items, n, threadIdx.x,
                                                  s_entries);
-  const uint64_t share = (src.nseg + tiles) / tiles; /* ceil((nseg + 1) / tiles) */
-  for (uint64_t s = tile * share + threadIdx.x; s <= src.nseg && s < (tile + uint64_t(1)) * share;
-       s += blockDim.x)
-    if (!offset_in_order(src.offsets, s, src.nseg, n)) *src.bad = 1;
+  check_offsets_share(src, tile, tiles, n);
   __syncthreads();
   tile_offsets<Offset> off{src.offsets, 0, s_entries[0], s_entries[1], n};
-  if (off.first > src.nseg) off.first = src.nseg;
-  if (off.last > src.nseg) off.last = src.nseg;
-  if (off.last < off.first) off.last = off.first;
+  keep_in_segments(off, src.nseg);
+  return off;
+}
+
+/* 1: scans of one tile a block without the table take their offsets by
+ * search_window_offsets; 0 (default): search_tile_offsets. Written in
+ * session 28, which had no GPU: not measured yet (bench/NOTES.md). */
+#ifndef GP_SEARCH_WINDOW
+#define GP_SEARCH_WINDOW 0
+#endif
+/* The least window search_window_offsets is given: where nseg <= 1024 no
+ * guided round runs and the window is the whole array (up to 1025
+ * entries); the small tiles' transpose buffer holds 1024. */
+constexpr uint32_t SEARCH_WINDOW_MIN = 1280;
+
+/*
+ * search_tile_offsets with the tile's offsets staged from the search's
+ * first round: after the guided round (or none, where nseg <= 1024) each
+ * of the tile's two entries is known to lie in a bracket [lo, hi]; where
+ * the offsets from the brackets' first entry to their last fit `capacity`
+ * entries, the block copies them into `window` (shared
+ * memory) in one round trip and warp 0 finishes both searches there, so
+ * the returned view reads the tile's offsets from shared memory. That
+ * takes the search's later rounds (one or two global round trips) and the
+ * staging's own loads (one more) off the tile's chain of dependent loads,
+ * for at most the brackets' width (about sqrt(nseg / tiles) / 8 entries
+ * each, guided_window) of extra reads. Where they do not fit (long
+ * brackets: the offsets far from their mean's guess; tiles of very many
+ * segments), the search goes on in global memory as search_tile_offsets'.
+ * The answers are the lower bounds that search_tile_offsets finds for
+ * well-formed offsets (both searches end in the same brackets); for
+ * malformed ones they stay in [0, nseg] and the check reports them. The
+ * window must stay untouched until the caller is done with the view.
+ * s_bounds: the brackets [0, 4), the answers [4, 6) (written where the
+ * brackets may still be read). Uniform across the block; contains
+ * barriers.
+ */
+template <typename Offset>
+__device__ inline tile_offsets<Offset> search_window_offsets(const heads_from_offsets<Offset> &src, uint32_t tile,
+                                                             uint32_t tiles, uint32_t tile_items, uint64_t n,
+                                                             uint64_t (&s_bounds)[6], Offset *window,
+                                                             uint32_t capacity) {
+  const uint64_t b0 = uint64_t(tile) * tile_items, b1 = (tile + uint64_t(1)) * tile_items;
+  const uint64_t c0 = b0 ? b0 - 1 : 0, c1 = b1 - 1;
+  const int lane = threadIdx.x & 31;
+  if (threadIdx.x < 32) {
+    uint64_t lo0 = 0, hi0 = src.nseg, lo1 = 0, hi1 = src.nseg;
+    if constexpr (GP_SEARCH_GUIDED != 0) guided_rounds(src.offsets, n, c0, c1, lane, lo0, hi0, lo1, hi1);
+    /* The first tile's first entry is 0; past the last tile, nseg
+     * (table_entries_by_warp's ends). */
+    if (b0 == 0) lo0 = hi0 = 0;
+    if (tile + uint64_t(1) >= tiles) lo1 = hi1 = src.nseg;
+    if (lane == 0) {
+      s_bounds[0] = lo0;
+      s_bounds[1] = hi0;
+      s_bounds[2] = lo1;
+      s_bounds[3] = hi1;
+    }
+  }
+  check_offsets_share(src, tile, tiles, n);
+  __syncthreads();
+  const uint64_t lo0 = s_bounds[0], hi0 = s_bounds[1], lo1 = s_bounds[2], hi1 = s_bounds[3];
+  /* The window: both brackets, ends included (either bracket may reach
+   * past the other's, the two guided windows being apart). Every probe of
+   * the searches below, and every entry of the answers, lies in it. */
+  const uint64_t first = lo0 < lo1 ? lo0 : lo1, last = hi0 > hi1 ? hi0 : hi1;
+  const bool staged = last - first < capacity; /* the same for every thread */
+  if (staged) {
+    for (uint64_t i = threadIdx.x; i <= last - first; i += blockDim.x) window[i] = src.offsets[first + i];
+    __syncthreads();
+  }
+  const tile_offsets<Offset> view{staged ? window : src.offsets, staged ? first : 0, 0, 0, n};
+  if (threadIdx.x < 32) {
+    uint64_t e0, e1, unused_base;
+    int64_t unused_below;
+    if (staged)
+      first_beyond_two_reads(view.raw(), lo0, hi0, lo1, hi1, src.nseg, n, c0, c1, lane, 0, &e0, &e1, &unused_below,
+                             nullptr, &unused_base, []() { return true; });
+    else
+      first_beyond_two_reads(src.offsets, lo0, hi0, lo1, hi1, src.nseg, n, c0, c1, lane, 0, &e0, &e1,
+                             &unused_below, nullptr, &unused_base, []() { return true; });
+    if (lane == 0) {
+      s_bounds[4] = e0;
+      s_bounds[5] = e1;
+    }
+  }
+  __syncthreads();
+  tile_offsets<Offset> off{view.offsets, view.lo, s_bounds[4], s_bounds[5], n};
+  keep_in_segments(off, src.nseg);
   return off;
 }
 
