@@ -89,7 +89,8 @@ if [[ " $stages " == *" test "* ]]; then
 fi
 
 if [[ " $stages " == *" sanitize "* ]]; then
-  for tool in memcheck racecheck synccheck; do
+  # GPUPRIM_SANITIZE_TOOLS: which tools (racecheck of one suite can take a call of its own).
+  for tool in ${GPUPRIM_SANITIZE_TOOLS:-memcheck racecheck synccheck}; do
     t0=$(date +%s)
     extra=""
     [ $tool = memcheck ] && extra="--leak-check full"
