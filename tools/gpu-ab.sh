@@ -7,7 +7,7 @@
 #
 # Runs build/bench/PROGRAM for the carried build (variant "base") and for
 # each .gpu-variants/NAME/ (a copy of libgpuprim.so* built with the
-# variant; the programs' RUNPATH yields to LD_LIBRARY_PATH), in
+# variant, tools/gpu-variant; the programs' RUNPATH yields to LD_LIBRARY_PATH), in
 # GPUPRIM_AB_ROUNDS rounds (default 2), the order reversed every other
 # round: the first run of a round was 2-4% slower at 2^24-2^30 in session
 # 20 (bench/NOTES.md), so an A/B in one order only measures the order.
