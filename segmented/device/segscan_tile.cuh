@@ -376,10 +376,10 @@ constexpr uint32_t SEARCH_WINDOW_MIN = 1280;
  * each, guided_window) of extra reads. Where they do not fit (long
  * brackets: the offsets far from their mean's guess; tiles of very many
  * segments), the search goes on in global memory as search_tile_offsets'.
- * The answers are the lower bounds that search_tile_offsets finds for
- * well-formed offsets (both searches end in the same brackets); for
- * malformed ones they stay in [0, nseg] and the check reports them. The
- * window must stay untouched until the caller is done with the view.
+ * The answers are search_tile_offsets' for any offsets, malformed or not:
+ * the same rounds from the same brackets probe the same entries, read
+ * from the copy. The window must stay untouched until the caller is done
+ * with the view.
  * s_bounds: the brackets [0, 4), the answers [4, 6) (written where the
  * brackets may still be read). Uniform across the block; contains
  * barriers.
