@@ -300,15 +300,16 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
        * SEARCH_WINDOW_MIN entries, else in an array of its own. */
       using Offset = offset_type<Source>;
       constexpr uint32_t in_buf = uint32_t(sizeof s_buf / sizeof(Offset));
+      constexpr bool own = in_buf < SEARCH_WINDOW_MIN;
       Offset *window = reinterpret_cast<Offset *>(s_buf);
-      if constexpr (in_buf < SEARCH_WINDOW_MIN) {
+      if constexpr (own) {
         __shared__ Offset s_window[SEARCH_WINDOW_MIN];
         window = s_window;
       }
       __shared__ uint64_t s_bounds[6];
       off = src.tile_first ? global_tile_offsets(src, position, lb.tiles, n)
                            : search_window_offsets(src, position, lb.tiles, Shape::tile_items, n, s_bounds, window,
-                                                   in_buf < SEARCH_WINDOW_MIN ? SEARCH_WINDOW_MIN : in_buf);
+                                                   own ? SEARCH_WINDOW_MIN : in_buf);
     } else {
       __shared__ uint64_t s_entries[2];
       off = src.tile_first ? global_tile_offsets(src, position, lb.tiles, n)
