@@ -204,22 +204,24 @@ gpu_status segscan_dir_shaped(const char *fn, const T *in, T *out, uint64_t n, u
 }
 
 /*
- * Scans of at most GP_SEG_SMALL_N elements take smaller tiles
- * (seg_scan_small_shape: 256 threads of 8 items, 2048 elements) than the
- * large ones (8192 4-byte or 4096 8-byte elements). Why: at 2^16 4-byte
- * elements the large tiles put the scan on 8 blocks of 132 SMs, each
- * tile's chain (ticket, search, offsets, loads, look-back) over 32 KiB;
- * small tiles, 32 blocks over a quarter of that. The gap it is for: over
- * offsets with segments of 4 at 2^16-2^18, 0.85-0.87x CUB queued (session
- * 27). Not over a table of tile_first[] (built for the large tiles): at
+ * Scans of 4-byte elements, at most GP_SEG_SMALL_N of them, take smaller
+ * tiles (seg_scan_small_shape: 256 threads of 8 items, 2048 elements) than
+ * the large ones (8192 elements). Why: at 2^16 the large tiles put the
+ * scan on 8 blocks of 132 SMs, each tile's chain (ticket, search, offsets,
+ * loads, look-back) over 32 KiB; small tiles, 32 blocks over a quarter of
+ * that. On the H200 (session 29, GPU time, with GP_SEG_BY_INDEX;
+ * bench/results/h200_seg_small_s29.txt): over offsets with segments of 4
+ * at 2^16 / 2^18 / 2^20 11.4 -> 8.8 / 12.2 -> 9.6 / 13.4 -> 11.9 us
+ * (0.87 -> 1.09-1.15x CUB), by flags 7.3 -> 6.3 us at 2^16 (the small
+ * tiles without GP_SEG_BY_INDEX: 9.1 and 6.7). 8-byte elements keep the
+ * large tiles: at 2^20 the small ones were 22-34% slower (f64, every
+ * case). Not over a table of tile_first[] (built for the large tiles): at
  * these sizes the tiles search their own segments unless
- * GP_SEG_SEARCH_TILES says otherwise. 0 (default): never. Written in
- * session 28, which had no GPU: not measured yet (bench/NOTES.md); an A/B
- * library build sets it to 1048576 (2^20 keeps the small tiles within the
- * table-free search's 512).
+ * GP_SEG_SEARCH_TILES says otherwise. 1048576 (2^20 keeps the small tiles
+ * within the table-free search's 512); 0: never, for A/B library builds.
  */
 #ifndef GP_SEG_SMALL_N
-#define GP_SEG_SMALL_N 0
+#define GP_SEG_SMALL_N 1048576
 #endif
 /* The small tiles' threads (8 items each), for A/B library builds. */
 #ifndef GP_SEG_SMALL_THREADS
@@ -236,7 +238,7 @@ template <typename Source> bool reads_table(const Source &src) {
 template <typename T, gpu_op OP, typename Source>
 gpu_status segscan_dir(const char *fn, const T *in, T *out, uint64_t n, unsigned flags, const Source &src,
                        cudaStream_t stream) {
-  if constexpr (GP_SEG_SMALL_N > 0)
+  if constexpr (GP_SEG_SMALL_N > 0 && sizeof(T) == 4)
     if (n <= uint64_t(GP_SEG_SMALL_N) && !reads_table(src))
       return segscan_dir_shaped<T, OP, Source, seg_scan_small_shape<sizeof(T)>>(fn, in, out, n, flags, src, stream);
   return segscan_dir_shaped<T, OP, Source, seg_shape<T>>(fn, in, out, n, flags, src, stream);

@@ -235,15 +235,19 @@ template <typename T, typename Shape> constexpr bool blocked_tile_fits() {
   return true;
 }
 
-/* 1: a launch of segscan_blocked whose blocks all fit the device at once
- * (segscan_launch asks the occupancy API) gives block b tile b instead of
- * the look-back's ticket, as segreduce_warps does (GP_SEGREDUCE_BY_INDEX);
- * for the scans and SpMV's products of one tile a block. 0 (default):
- * always the ticket, and the kernel's code is as before the switch (its
- * last parameter unread). Written in session 28, which had no GPU: not
- * measured yet (bench/NOTES.md). */
+/* 1 (default): a launch of segscan_blocked whose blocks all fit the device
+ * at once (segscan_launch asks the occupancy API) gives block b tile b
+ * instead of the look-back's ticket, as segreduce_warps does
+ * (GP_SEGREDUCE_BY_INDEX); for the scans and SpMV's products of one tile a
+ * block. Why: the ticket is an atomic and a barrier before the first loads,
+ * a round trip of the chain that small scans are made of. On the H200
+ * (session 29, GPU time): 2-8% off the small tiles' scans over offsets at
+ * 2^16-2^18, 1-3% off the large tiles' at 2^21 (4-byte) and 2^20 (f64).
+ * 0: always the ticket, and the kernel's
+ * code is as before the switch (its last parameter unread), for A/B
+ * library builds. */
 #ifndef GP_SEG_BY_INDEX
-#define GP_SEG_BY_INDEX 0
+#define GP_SEG_BY_INDEX 1
 #endif
 
 /*
@@ -294,27 +298,9 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
   uint32_t heads;
   [[maybe_unused]] tile_offsets<offset_type<Source>> off{};
   if constexpr (offsets_source<Source>) {
-    if constexpr (GP_SEARCH_WINDOW != 0 && !REDUCE) {
-      /* The window in s_buf, free until the transpose below (a reduce
-       * reads `off` again after it: not there), where that holds at least
-       * SEARCH_WINDOW_MIN entries, else in an array of its own. */
-      using Offset = offset_type<Source>;
-      constexpr uint32_t in_buf = uint32_t(sizeof s_buf / sizeof(Offset));
-      constexpr bool own = in_buf < SEARCH_WINDOW_MIN;
-      Offset *window = reinterpret_cast<Offset *>(s_buf);
-      if constexpr (own) {
-        __shared__ Offset s_window[SEARCH_WINDOW_MIN];
-        window = s_window;
-      }
-      __shared__ uint64_t s_bounds[6];
-      off = src.tile_first ? global_tile_offsets(src, position, lb.tiles, n)
-                           : search_window_offsets(src, position, lb.tiles, Shape::tile_items, n, s_bounds, window,
-                                                   own ? SEARCH_WINDOW_MIN : in_buf);
-    } else {
-      __shared__ uint64_t s_entries[2];
-      off = src.tile_first ? global_tile_offsets(src, position, lb.tiles, n)
-                           : search_tile_offsets(src, position, lb.tiles, Shape::tile_items, n, s_entries);
-    }
+    __shared__ uint64_t s_entries[2];
+    off = src.tile_first ? global_tile_offsets(src, position, lb.tiles, n)
+                         : search_tile_offsets(src, position, lb.tiles, Shape::tile_items, n, s_entries);
     heads = blocked_heads<Shape, REVERSE>(off, s_heads, at.base, at.valid, warp, lane);
   } else {
     heads = blocked_heads<Shape, REVERSE>(src, s_heads, position, lb.tiles, at.base, at.valid, n, warp, lane);

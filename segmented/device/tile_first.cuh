@@ -167,11 +167,9 @@ __device__ inline uint64_t first_beyond(const Offset *offsets, uint64_t lo, uint
  * not set) where the caller learns meanwhile that it searched for the
  * wrong bounds. Each bound has its own interval, [lo_a, hi_a] for ca and
  * [lo_b, hi_b] for cb, where its answer is known to lie (the overload below:
- * both [lo, hi]); below_lo is then offsets[lo_a - 1]. Offsets: a pointer,
- * or a view indexed by entry (tile_offsets::raw_view: a copy of some of
- * them in shared memory, search_window_offsets). */
-template <typename Offsets, typename GoOn>
-__device__ inline void first_beyond_two_reads(const Offsets &offsets, uint64_t lo_a, uint64_t hi_a, uint64_t lo_b,
+ * both [lo, hi]); below_lo is then offsets[lo_a - 1]. */
+template <typename Offset, typename GoOn>
+__device__ inline void first_beyond_two_reads(const Offset *offsets, uint64_t lo_a, uint64_t hi_a, uint64_t lo_b,
                                               uint64_t hi_b, uint64_t last, uint64_t n, uint64_t ca, uint64_t cb,
                                               int lane, int64_t below_lo, uint64_t *ra, uint64_t *rb, int64_t *below_a,
                                               int64_t *cache, uint64_t *cache_base, GoOn &&go_on) {
