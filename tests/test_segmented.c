@@ -372,15 +372,22 @@ void segmented_add_cuda_tests(Suite *s);      /* test_segmented_cuda.c: n and ns
 
 static Suite *segmented_suite(void) {
   Suite *s = suite_create("segmented");
-  TCase *tc = tu_tcase("segmented");
-  segmented_add_argument_tests(tc);
-  tcase_add_test(tc, segmented_every_combination);
-  tcase_add_test(tc, segmented_all_types);
-  tcase_add_test(tc, segmented_design_sizes);
-  tcase_add_test(tc, segmented_long_runs);
-  tcase_add_test(tc, segmented_misaligned);
-  tcase_add_test(tc, segmented_float_determinism);
-  suite_add_tcase(s, tc);
+  /* One case per group, so that CK_RUN_CASE=... runs one group alone:
+   * compute-sanitizer's racecheck of all of them took 480 s on the H200
+   * (session 27), more than one device call leaves for it. */
+  TCase *args = tu_tcase("arguments"), *combos = tu_tcase("combinations"), *sizes = tu_tcase("sizes"),
+        *long_runs = tu_tcase("long_runs");
+  segmented_add_argument_tests(args);
+  tcase_add_test(combos, segmented_every_combination);
+  tcase_add_test(combos, segmented_all_types);
+  tcase_add_test(sizes, segmented_design_sizes);
+  tcase_add_test(sizes, segmented_misaligned);
+  tcase_add_test(sizes, segmented_float_determinism);
+  tcase_add_test(long_runs, segmented_long_runs);
+  suite_add_tcase(s, args);
+  suite_add_tcase(s, combos);
+  suite_add_tcase(s, sizes);
+  suite_add_tcase(s, long_runs);
   TCase *runs = tu_tcase("runs");
   tcase_add_test(runs, segmented_runs_own_table);
   segmented_add_runs_argument_tests(runs);

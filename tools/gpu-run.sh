@@ -91,16 +91,25 @@ fi
 if [[ " $stages " == *" sanitize "* ]]; then
   # GPUPRIM_SANITIZE_TOOLS: which tools (racecheck of one suite can take a call of its own).
   for tool in ${GPUPRIM_SANITIZE_TOOLS:-memcheck racecheck synccheck}; do
-    t0=$(date +%s)
     extra=""
     [ $tool = memcheck ] && extra="--leak-check full"
     for t in $(echo "$cuda_suites" | grep -E "${GPUPRIM_SANITIZE_REGEX:-.}"); do
-      # 480 s: racecheck of test_segmented_cuda's quick suite took 266 s
-      # alone on an H200 (session 18).
-      GPUPRIM_TEST_QUICK=1 timeout 480 compute-sanitizer --tool $tool $extra --error-exitcode 99 "$t" \
-        >"$OUT/sanitize-$tool-$(basename "$t").log" 2>&1
-      rc=$?
-      note "compute-sanitizer $tool $(basename "$t"): rc=$rc ($(grep -m1 -E 'ERROR SUMMARY|LEAK SUMMARY' "$OUT/sanitize-$tool-$(basename "$t").log"))  $(( $(date +%s) - t0 )) s"
+      # GPUPRIM_SANITIZE_CASES="a b": each of the suite's Check cases in a
+      # process of its own (CK_RUN_CASE), with its own timeout and log:
+      # racecheck of test_segmented_cuda's quick suite took 266 s on an
+      # H200 in session 18 and did not finish in 380 s in session 29.
+      for case in ${GPUPRIM_SANITIZE_CASES:-all}; do
+        log=$OUT/sanitize-$tool-$(basename "$t")${GPUPRIM_SANITIZE_CASES:+-$case}.log
+        t1=$(date +%s)
+        if [ "$case" = all ]; then
+          GPUPRIM_TEST_QUICK=1 timeout 480 compute-sanitizer --tool $tool $extra --error-exitcode 99 "$t" >"$log" 2>&1
+        else
+          CK_RUN_CASE=$case GPUPRIM_TEST_QUICK=1 timeout 480 compute-sanitizer --tool $tool $extra --error-exitcode 99 \
+            "$t" >"$log" 2>&1
+        fi
+        rc=$?
+        note "compute-sanitizer $tool $(basename "$t") ${GPUPRIM_SANITIZE_CASES:+case $case}: rc=$rc ($(grep -m1 -E 'ERROR SUMMARY|LEAK SUMMARY|RACECHECK SUMMARY' "$log"))  $(( $(date +%s) - t1 )) s"
+      done
     done
   done
 fi
