@@ -298,8 +298,9 @@ benchmark::internal::Benchmark *add(kind k, gpu_dtype t, size_t mean_len) {
   return b->UseManualTime()->Iterations(1)->Unit(benchmark::kMicrosecond);
 }
 
-// GPUPRIM_BENCH_N=n1,n2,...: every 4-byte case at these sizes only (any n:
-// e.g. a whole number of tiles a block, to see what the runs' balance costs).
+// GPUPRIM_BENCH_N=n1,n2,...: every case of i32 and f32 (GPUPRIM_BENCH_TYPES=
+// i32,f32,f64 picks the types) at these sizes only (any n: e.g. a whole
+// number of tiles a block, to see what the runs' balance costs).
 std::vector<size_t> sizes_from_env() {
   std::vector<size_t> sizes;
   const char *e = std::getenv("GPUPRIM_BENCH_N");
@@ -313,12 +314,25 @@ std::vector<size_t> sizes_from_env() {
   return sizes;
 }
 
+// GPUPRIM_BENCH_TYPES=i32,f32,f64 (any of them; default i32,f32): the types
+// GPUPRIM_BENCH_N's rows take.
+std::vector<gpu_dtype> types_from_env() {
+  const char *e = std::getenv("GPUPRIM_BENCH_TYPES");
+  if (!e || !*e) return {GPU_I32, GPU_F32};
+  std::vector<gpu_dtype> types;
+  const std::string list = std::string(",") + e + ",";
+  for (gpu_dtype t : {GPU_I32, GPU_F32, GPU_F64})
+    if (list.find(std::string(",") + type_name(t) + ",") != std::string::npos) types.push_back(t);
+  if (types.empty()) std::fprintf(stderr, "bench_segmented: GPUPRIM_BENCH_TYPES=%s names no type of i32, f32, f64\n", e);
+  return types;
+}
+
 void register_all(bool quick) {
   const kind kinds[] = {kind::flags_incl, kind::offsets_incl, kind::flags_excl, kind::offsets_excl, kind::reduce};
   const size_t lengths[] = {4, 64, 4096};
   const std::vector<size_t> sizes = sizes_from_env();
   if (!sizes.empty()) {
-    for (gpu_dtype t : {GPU_I32, GPU_F32})
+    for (gpu_dtype t : types_from_env())
       for (kind k : kinds)
         for (size_t L : lengths) {
           auto *b = add(k, t, L);

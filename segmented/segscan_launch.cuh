@@ -205,7 +205,7 @@ gpu_status segscan_dir_shaped(const char *fn, const T *in, T *out, uint64_t n, u
 
 /*
  * Scans of 4-byte elements, at most GP_SEG_SMALL_N of them, take smaller
- * tiles (seg_scan_small_shape: 256 threads of 8 items, 2048 elements) than
+ * tiles (seg_small_shape, SpMV's: 256 threads of 8 items, 2048) than
  * the large ones (8192 elements). Why: at 2^16 the large tiles put the
  * scan on 8 blocks of 132 SMs, each tile's chain (ticket, search, offsets,
  * loads, look-back) over 32 KiB; small tiles, 32 blocks over a quarter of
@@ -223,13 +223,14 @@ gpu_status segscan_dir_shaped(const char *fn, const T *in, T *out, uint64_t n, u
 #ifndef GP_SEG_SMALL_N
 #define GP_SEG_SMALL_N 1048576
 #endif
-/* The small tiles' threads (8 items each), for A/B library builds. */
-#ifndef GP_SEG_SMALL_THREADS
-#define GP_SEG_SMALL_THREADS 256
+/* The same for 8-byte elements (tiles of 2048 instead of 4096). 0
+ * (default): never. At 2^20 f64 they were 22-34% slower (session 29);
+ * 2^16-2^18 not measured yet (GPUPRIM_BENCH_TYPES=f64 with
+ * GPUPRIM_BENCH_N gives bench_segmented those rows), for A/B library
+ * builds. */
+#ifndef GP_SEG_SMALL_N_8
+#define GP_SEG_SMALL_N_8 0
 #endif
-template <int B>
-using seg_scan_small_shape = seg_tile_shape<GP_SEG_SMALL_THREADS, 8 * B / 16, 16 / B,
-                                            (B == 8 ? 3 : 4) * 256 / GP_SEG_SMALL_THREADS>;
 template <typename Source> bool reads_table(const Source &src) {
   if constexpr (offsets_source<Source>) return src.tile_first != nullptr;
   else return false;
@@ -238,9 +239,10 @@ template <typename Source> bool reads_table(const Source &src) {
 template <typename T, gpu_op OP, typename Source>
 gpu_status segscan_dir(const char *fn, const T *in, T *out, uint64_t n, unsigned flags, const Source &src,
                        cudaStream_t stream) {
-  if constexpr (GP_SEG_SMALL_N > 0 && sizeof(T) == 4)
-    if (n <= uint64_t(GP_SEG_SMALL_N) && !reads_table(src))
-      return segscan_dir_shaped<T, OP, Source, seg_scan_small_shape<sizeof(T)>>(fn, in, out, n, flags, src, stream);
+  constexpr uint64_t small_n = sizeof(T) == 4 ? uint64_t(GP_SEG_SMALL_N) : uint64_t(GP_SEG_SMALL_N_8);
+  if constexpr (small_n > 0)
+    if (n <= small_n && !reads_table(src))
+      return segscan_dir_shaped<T, OP, Source, seg_small_shape<sizeof(T)>>(fn, in, out, n, flags, src, stream);
   return segscan_dir_shaped<T, OP, Source, seg_shape<T>>(fn, in, out, n, flags, src, stream);
 }
 
