@@ -223,11 +223,10 @@ gpu_status segscan_dir_shaped(const char *fn, const T *in, T *out, uint64_t n, u
 #ifndef GP_SEG_SMALL_N
 #define GP_SEG_SMALL_N 1048576
 #endif
-/* The same for 8-byte elements (tiles of 2048 instead of 4096). 0
- * (default): never. At 2^20 f64 they were 22-34% slower (session 29);
- * 2^16-2^18 not measured yet (GPUPRIM_BENCH_TYPES=f64 with
- * GPUPRIM_BENCH_N gives bench_segmented those rows), for A/B library
- * builds. */
+/* The same for 8-byte elements (tiles of 2048 instead of 4096), for A/B
+ * library builds; 0 (default): never. At 2^20 f64 they were 22-34% slower
+ * (session 29); 2^16-2^18 are not measured yet (bench_segmented has those
+ * rows with GPUPRIM_BENCH_TYPES=f64 and GPUPRIM_BENCH_N). */
 #ifndef GP_SEG_SMALL_N_8
 #define GP_SEG_SMALL_N_8 0
 #endif

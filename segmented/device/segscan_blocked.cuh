@@ -243,8 +243,7 @@ template <typename T, typename Shape> constexpr bool blocked_tile_fits() {
  * a round trip of the chain that small scans are made of. On the H200
  * (session 29, GPU time): 2-8% off the small tiles' scans over offsets at
  * 2^16-2^18, 1-3% off the large tiles' at 2^21 (4-byte) and 2^20 (f64).
- * 0: always the ticket, and the kernel's
- * code is as before the switch (its last parameter unread), for A/B
+ * 0: always the ticket (the kernel's last parameter unread), for A/B
  * library builds. */
 #ifndef GP_SEG_BY_INDEX
 #define GP_SEG_BY_INDEX 1
