@@ -100,13 +100,11 @@ if [[ " $stages " == *" sanitize "* ]]; then
       # H200 in session 18 and did not finish in 380 s in session 29.
       for case in ${GPUPRIM_SANITIZE_CASES:-all}; do
         log=$OUT/sanitize-$tool-$(basename "$t")${GPUPRIM_SANITIZE_CASES:+-$case}.log
+        ck=""
+        [ "$case" != all ] && ck=CK_RUN_CASE=$case
         t1=$(date +%s)
-        if [ "$case" = all ]; then
-          GPUPRIM_TEST_QUICK=1 timeout 480 compute-sanitizer --tool $tool $extra --error-exitcode 99 "$t" >"$log" 2>&1
-        else
-          CK_RUN_CASE=$case GPUPRIM_TEST_QUICK=1 timeout 480 compute-sanitizer --tool $tool $extra --error-exitcode 99 \
-            "$t" >"$log" 2>&1
-        fi
+        env $ck GPUPRIM_TEST_QUICK=1 timeout 480 compute-sanitizer --tool $tool $extra --error-exitcode 99 "$t" \
+          >"$log" 2>&1
         rc=$?
         note "compute-sanitizer $tool $(basename "$t") ${GPUPRIM_SANITIZE_CASES:+case $case}: rc=$rc ($(grep -m1 -E 'ERROR SUMMARY|LEAK SUMMARY|RACECHECK SUMMARY' "$log"))  $(( $(date +%s) - t1 )) s"
       done

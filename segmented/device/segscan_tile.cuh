@@ -310,26 +310,6 @@ __device__ inline void table_entries_by_warp(const heads_from_offsets<Offset> &s
   }
 }
 
-/* The block's share of the offsets' check, for kernels that search their
- * tiles' segments (no table's launch checks them): tile t checks entries
- * [t share, (t + 1) share), share = ceil((nseg + 1) / tiles), so any
- * malformed array fails some tile's share. */
-template <typename Offset>
-__device__ inline void check_offsets_share(const heads_from_offsets<Offset> &src, uint32_t tile, uint32_t tiles,
-                                           uint64_t n) {
-  const uint64_t share = (src.nseg + tiles) / tiles; /* ceil((nseg + 1) / tiles) */
-  for (uint64_t s = tile * share + threadIdx.x; s <= src.nseg && s < (tile + uint64_t(1)) * share;
-       s += blockDim.x)
-    if (!offset_in_order(src.offsets, s, src.nseg, n)) *src.bad = 1;
-}
-
-/* A search's answers [first, last] kept in [0, nseg], first <= last. */
-template <typename Offset> __device__ inline void keep_in_segments(tile_offsets<Offset> &off, uint64_t nseg) {
-  if (off.first > nseg) off.first = nseg;
-  if (off.last > nseg) off.last = nseg;
-  if (off.last < off.first) off.last = off.first;
-}
-
 /* global_tile_offsets without the table: warp 0 finds tile t's entries
  * (tile_first[t] and [t + 1], or nseg past the last tile) by
  * table_entries_by_warp, the table's values for well-formed offsets; the
@@ -344,10 +324,15 @@ __device__ inline tile_offsets<Offset> search_tile_offsets(const heads_from_offs
   if (threadIdx.x < 32)
     table_entries_by_warp<GP_SEARCH_GUIDED != 0>(src, tile, tile + uint64_t(1), tiles, tile_items, n, threadIdx.x,
                                                  s_entries);
-  check_offsets_share(src, tile, tiles, n);
+  const uint64_t share = (src.nseg + tiles) / tiles; /* ceil((nseg + 1) / tiles) */
+  for (uint64_t s = tile * share + threadIdx.x; s <= src.nseg && s < (tile + uint64_t(1)) * share;
+       s += blockDim.x)
+    if (!offset_in_order(src.offsets, s, src.nseg, n)) *src.bad = 1;
   __syncthreads();
   tile_offsets<Offset> off{src.offsets, 0, s_entries[0], s_entries[1], n};
-  keep_in_segments(off, src.nseg);
+  if (off.first > src.nseg) off.first = src.nseg;
+  if (off.last > src.nseg) off.last = src.nseg;
+  if (off.last < off.first) off.last = off.first;
   return off;
 }
 
