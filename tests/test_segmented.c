@@ -163,13 +163,16 @@ static void check_segscan(buffers *b, const dseg *d, gpu_dtype t, gpu_op op, uns
                    tu_get_f(b->h_out, i, t));
 }
 
-static void check_segreduce(buffers *b, const dseg *d, gpu_dtype t, gpu_op op, size_t shift, size_t trial) {
+/* gpu_segreduce reading `in` (b's, or one of the caller's), its results
+ * written `shift` elements into b's out. */
+static void check_segreduce_from(buffers *b, const dseg *d, char *in, gpu_dtype t, gpu_op op, size_t shift,
+                                 size_t trial, const char *where) {
   const size_t n = d->h.n, nseg = d->h.nseg, w = gpu_dtype_size(t);
   ck_assert_msg(nseg + shift <= b->cap, "test: %zu segments do not fit the buffers", nseg);
-  char *in = b->in + shift * w, *out = b->out + shift * w;
-  char what[160];
-  snprintf(what, sizeof what, "gpu_segreduce %s n=%zu nseg=%zu type %d op %d shift %zu", seg_kind_name(d->kind), n,
-           nseg, t, op, shift);
+  char *out = b->out + shift * w;
+  char what[200];
+  snprintf(what, sizeof what, "gpu_segreduce %s n=%zu nseg=%zu type %d op %d shift %zu%s", seg_kind_name(d->kind), n,
+           nseg, t, op, shift, where);
   tu_fill(b->h_in, n, t, contents(t, op, trial));
   ref_segreduce(b->h_in, &d->h, t, op, b->h_ref, b->scale);
   tu_upload(in, b->h_in, n * w);
@@ -178,6 +181,24 @@ static void check_segreduce(buffers *b, const dseg *d, gpu_dtype t, gpu_op op, s
   ck_assert_msg(s == GPU_OK, "%s: %s (%s)", what, gpu_status_string(s), gpu_last_error());
   tu_download(b->h_out, out, (nseg + GUARD) * w);
   compare(b, b->h_out, nseg, n, t, op, what);
+}
+
+static void check_segreduce(buffers *b, const dseg *d, gpu_dtype t, gpu_op op, size_t shift, size_t trial) {
+  check_segreduce_from(b, d, b->in + shift * gpu_dtype_size(t), t, op, shift, trial, "");
+}
+
+/* gpu_segreduce from an allocation of its own holding n + extra elements:
+ * on the CUDA backend the kernel cuts its chunks for what in holds until
+ * it reads n (segreduce_warps, GP_SEGREDUCE_SPECULATE_MANY), so both an
+ * allocation of exactly n (the guess holds) and larger ones (it may not)
+ * must give the same results. */
+static void check_segreduce_room(buffers *b, const dseg *d, gpu_dtype t, size_t extra, size_t trial) {
+  const size_t n = d->h.n, w = gpu_dtype_size(t);
+  char *in = tu_alloc((n + extra) * w);
+  char where[64];
+  snprintf(where, sizeof where, ", in of its own holding n + %zu", extra);
+  check_segreduce_from(b, d, in, t, GPU_ADD, 0, trial, where);
+  tu_free(in);
 }
 
 /* Every operator and flag of the given types on one segmentation. */
@@ -257,6 +278,10 @@ START_TEST(segmented_long_runs) {
     dseg d = dseg_make(k, n, 0);
     for (size_t ti = 0; ti < 2; ti++)
       for (size_t fi = 0; fi < 4; fi++) check_segscan(&b, &d, types[ti], GPU_ADD, FLAGS[fi], 0, trial++);
+    /* The reduce over several steps a warp, from in of exactly n and more. */
+    const size_t extras[] = {0, 4097, n}; /* n: twice the steps a warp the guess takes */
+    check_segreduce_room(&b, &d, GPU_F32, extras[k % 3], trial++);
+    check_segreduce_room(&b, &d, types[k % 2], k % 2 ? n / 2 : 1, trial++);
     dseg_free(&d);
   }
   free_buffers(&b);
