@@ -213,9 +213,8 @@ gpu_status segscan_dir_shaped(const char *fn, const T *in, T *out, uint64_t n, u
  * bench/results/h200_seg_small_s29.txt): over offsets with segments of 4
  * at 2^16 / 2^18 / 2^20 11.4 -> 8.8 / 12.2 -> 9.6 / 13.4 -> 11.9 us
  * (0.87 -> 1.09-1.15x CUB), by flags 7.3 -> 6.3 us at 2^16 (the small
- * tiles without GP_SEG_BY_INDEX: 9.1 and 6.7). 8-byte elements keep the
- * large tiles: at 2^20 the small ones were 22-34% slower (f64, every
- * case). Not over a table of tile_first[] (built for the large tiles): at
+ * tiles without GP_SEG_BY_INDEX: 9.1 and 6.7). 8-byte elements: below.
+ * Not over a table of tile_first[] (built for the large tiles): at
  * these sizes the tiles search their own segments unless
  * GP_SEG_SEARCH_TILES says otherwise. 1048576 (2^20 keeps the small tiles
  * within the table-free search's 512); 0: never, for A/B library builds.
@@ -223,12 +222,14 @@ gpu_status segscan_dir_shaped(const char *fn, const T *in, T *out, uint64_t n, u
 #ifndef GP_SEG_SMALL_N
 #define GP_SEG_SMALL_N 1048576
 #endif
-/* The same for 8-byte elements (tiles of 2048 instead of 4096), for A/B
- * library builds; 0 (default): never. At 2^20 f64 they were 22-34% slower
- * (session 29); 2^16-2^18 are not measured yet (bench_segmented has those
- * rows with GPUPRIM_BENCH_TYPES=f64 and GPUPRIM_BENCH_N). */
+/* The same for 8-byte elements (tiles of 2048 instead of 4096), up to
+ * 2^18 of them: f64 on the H200 (session 30, GPU time,
+ * bench/results/h200_seg_small8_s30.txt), every scan 5-17% faster at
+ * 2^16-2^18 (over offsets with segments of 4 10.9 -> 9.1 us at 2^16,
+ * 0.88-0.94x -> 1.09-1.15x CUB; by flags 7.1 -> 6.5 us), where at 2^20
+ * they were 22-34% slower (session 29). 0: never, for A/B library builds. */
 #ifndef GP_SEG_SMALL_N_8
-#define GP_SEG_SMALL_N_8 0
+#define GP_SEG_SMALL_N_8 262144
 #endif
 template <typename Source> bool reads_table(const Source &src) {
   if constexpr (offsets_source<Source>) return src.tile_first != nullptr;

@@ -188,10 +188,9 @@ static void check_segreduce(buffers *b, const dseg *d, gpu_dtype t, gpu_op op, s
 }
 
 /* gpu_segreduce from an allocation of its own holding n + extra elements:
- * on the CUDA backend the kernel cuts its chunks for what in holds until
- * it reads n (segreduce_warps, GP_SEGREDUCE_SPECULATE_MANY), so both an
- * allocation of exactly n (the guess holds) and larger ones (it may not)
- * must give the same results. */
+ * on the CUDA backend the kernel reads n itself and sizes its grid for
+ * what in holds (segreduce_warps), so an allocation of exactly n and
+ * larger ones must give the same results. */
 static void check_segreduce_room(buffers *b, const dseg *d, gpu_dtype t, size_t extra, size_t trial) {
   const size_t n = d->h.n, w = gpu_dtype_size(t);
   char *in = tu_alloc((n + extra) * w);
@@ -279,7 +278,7 @@ START_TEST(segmented_long_runs) {
     for (size_t ti = 0; ti < 2; ti++)
       for (size_t fi = 0; fi < 4; fi++) check_segscan(&b, &d, types[ti], GPU_ADD, FLAGS[fi], 0, trial++);
     /* The reduce over several steps a warp, from in of exactly n and more. */
-    const size_t extras[] = {0, 4097, n}; /* n: twice the steps a warp the guess takes */
+    const size_t extras[] = {0, 4097, n};
     check_segreduce_room(&b, &d, GPU_F32, extras[k % 3], trial++);
     check_segreduce_room(&b, &d, types[k % 2], k % 2 ? n / 2 : 1, trial++);
     dseg_free(&d);

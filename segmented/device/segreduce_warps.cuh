@@ -104,27 +104,6 @@ namespace gp {
 #define GP_SEGREDUCE_BY_INDEX 1
 #endif
 
-/* Where n_max (the elements in holds) gives the resident grid's warps more
- * than one step each (4-byte types beyond 2^20.6 on the H200): 0, the
- * search for the chunks of one step a warp gives up after its first round
- * and starts again once n is known; 1, each warp searches from the start
- * for its chunk as n = n_max would cut it (`per` steps a warp: the chunks
- * are the same wherever n gives the same `per`, as a buffer of exactly n
- * does), and starts again only where n's `per` differs; 2, as 1, and the
- * first steps' copies also go out behind the first probes, as with one
- * step a warp. */
-#ifndef GP_SEGREDUCE_SPECULATE_MANY
-#define GP_SEGREDUCE_SPECULATE_MANY 0
-#endif
-
-/* 1: each warp's search for its window probes 256 offsets in its first
- * round (first_beyond_two_reads_wide): one round trip fewer where nseg is
- * 33-256 or 1025-8192 (segments of 4096 at 2^18-2^20 and at 2^24, of 64
- * at 2^18); 0: 32 a round. */
-#ifndef GP_SEGREDUCE_WIDE_SEARCH
-#define GP_SEGREDUCE_WIDE_SEARCH 0
-#endif
-
 /* The kernel's block and a lane's step of consecutive items. */
 template <typename T> struct warps_reduce_shape {
   static constexpr bool wide = sizeof(T) == 8;
@@ -140,99 +119,6 @@ template <typename T> struct warps_reduce_shape {
   /* Dynamic shared memory: each warp's stages. */
   static constexpr size_t smem = size_t(warps) * stages * step * sizeof(T);
 };
-
-/* Offsets a warp's cache in shared memory holds: the 64 of
- * first_beyond_two_reads' last round, or every probe of the wide one. */
-constexpr int WIDE_PROBES = 256;
-
-/* first_beyond_two_reads for two bounds over the same [lo, hi), whose
- * first round probes WIDE_PROBES entries (8 a lane, copied by cp.async
- * into `cache`, so no register holds them in flight) where [lo, hi) holds
- * more than 32: ceil(log32((hi - lo) / 8)) round trips instead of
- * ceil(log32(hi - lo)); one fewer for 33-256 entries (where the first
- * round is the last) and for 1025-8192. Every bound probes the same
- * entries in that round and takes the first probe beyond it, so the
- * answers stay non-decreasing in c for any offsets, and the same c gives
- * the same answer as bound a or b (the later rounds are
- * first_beyond_two_reads'). Where the first round is the last and reads
- * every entry to `last` (hi - lo <= 256, last < lo + 256), the cache keeps
- * them all: *cache_base = lo, *cache_entries = 256 (else 64, the last
- * round's, or none). go_on() as in first_beyond_two_reads; where it sets
- * *committed, it committed AFTER groups of cp.async copies (a caller's
- * values), which the probes' wait leaves in flight. */
-template <int AFTER, typename GoOn>
-__device__ inline void first_beyond_two_reads_wide(const int64_t *offsets, uint64_t lo, uint64_t hi, uint64_t last,
-                                                   uint64_t n, uint64_t ca, uint64_t cb, int lane, int64_t below_lo,
-                                                   uint64_t *ra, uint64_t *rb, int64_t *below_a, int64_t *cache,
-                                                   uint64_t *cache_base, int *cache_entries, const bool *committed,
-                                                   GoOn &&go_on) {
-  constexpr int K = WIDE_PROBES / 32;
-  *cache_entries = 64;
-  if (hi - lo <= 32 || lo >= hi) {
-    first_beyond_two_reads(offsets, lo, hi, last, n, ca, cb, lane, below_lo, ra, rb, below_a, cache, cache_base, go_on);
-    return;
-  }
-  const uint64_t step = (hi - lo + WIDE_PROBES - 1) / WIDE_PROBES;
-  const bool fill = step == 1 && last < lo + WIDE_PROBES; /* probe j at lo + j: every entry to last */
-  auto probe = [&](int j) { return lo + uint64_t(j + 1) * step - 1; };
-#pragma unroll
-  for (int k = 0; k < K; k++) {
-    const int j = k * 32 + lane; /* coalesced where step is 1 */
-    const uint64_t p = probe(j);
-    if (p < hi || (fill && p <= last)) copy_async(cache + j, offsets + p);
-  }
-  copy_async_commit();
-  const bool on = go_on(); /* (while the probes are on their way) */
-  if (*committed)
-    copy_async_wait<AFTER>();
-  else
-    copy_async_wait<0>();
-  __syncwarp(); /* every lane's probes, seen by every lane */
-  if (!on) return;
-  unsigned mask_a = 0, mask_b = 0; /* which of this lane's probes, j = 8 lane + k, lie beyond */
-#pragma unroll
-  for (int k = 0; k < K; k++) {
-    const int j = lane * K + k;
-    const uint64_t p = probe(j);
-    const uint64_t q = p < hi ? clamp_offset(cache[j], n) : 0;
-    mask_a |= unsigned(p >= hi || q > ca) << k;
-    mask_b |= unsigned(p >= hi || q > cb) << k;
-  }
-  /* The first probe beyond a bound (WIDE_PROBES where none is). */
-  auto first_probe_beyond = [&](unsigned mask) {
-    const unsigned lanes = __ballot_sync(0xffffffffu, mask != 0);
-    if (lanes == 0) return WIDE_PROBES;
-    const int l = __ffs(lanes) - 1;
-    return l * K + __ffs(::__shfl_sync(0xffffffffu, mask, l)) - 1;
-  };
-  const int fa = first_probe_beyond(mask_a), fb = first_probe_beyond(mask_b);
-  /* Probe fa - 1, not beyond, sits just below a's new lo. */
-  const int64_t below = fa > 0 ? cache[fa - 1] : below_lo;
-  /* The answers lie in [lo + f step, lo + (f + 1) step - 1] (hi where no probe is beyond). */
-  auto narrow = [&](int f, uint64_t &l, uint64_t &h) {
-    if (f == WIDE_PROBES) {
-      l = h = hi;
-    } else {
-      const uint64_t top = probe(f);
-      l = lo + uint64_t(f) * step;
-      h = top < hi ? top : hi;
-    }
-  };
-  uint64_t lo_a, hi_a, lo_b, hi_b;
-  narrow(fa, lo_a, hi_a);
-  narrow(fb, lo_b, hi_b);
-  __syncwarp(); /* the probes read: the next rounds may fill the cache */
-  if (lo_a < hi_a || lo_b < hi_b) {
-    first_beyond_two_reads(offsets, lo_a, hi_a, lo_b, hi_b, last, n, ca, cb, lane, below, ra, rb, below_a, cache,
-                           cache_base, []() { return true; });
-    return;
-  }
-  *ra = lo_a;
-  *rb = lo_b;
-  *below_a = below;
-  *cache_base = fill ? lo : ~uint64_t(0);
-  *cache_entries = fill ? WIDE_PROBES : 0;
-}
 
 /* A lane's ITEMS items from `base`, by plain loads (neutral past `end`). */
 template <typename T, typename Base, int ITEMS>
@@ -272,8 +158,7 @@ __global__ void __launch_bounds__(warps_reduce_shape<T>::threads, warps_reduce_s
    * blocks by index) ptxas spilled 12-32 bytes and f64 ran 2-7% slower at
    * 2^20-2^28 (h200_segreduce_warps_ab.txt, session 22, calls 1-3). */
   constexpr bool SPECULATE = !S::wide;
-  constexpr bool WIDE = GP_SEGREDUCE_WIDE_SEARCH != 0;
-  __shared__ int64_t s_offsets_cache[WARPS][CACHE ? (WIDE ? WIDE_PROBES : 64) : 1];
+  __shared__ int64_t s_offsets_cache[WARPS][CACHE ? 64 : 1];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   __shared__ uint32_t s_ticket;
   const uint32_t block = S::by_index ? blockIdx.x : take_tile(lb, &s_ticket);
@@ -343,57 +228,44 @@ __global__ void __launch_bounds__(warps_reduce_shape<T>::threads, warps_reduce_s
    * again with chunks of `per` steps, the copies after the search, whose
    * probes would queue behind every warp's first steps. */
   uint64_t lo = 1, hi = nseg + 1, cache_base = NONE;
-  int cache_entries = 64; /* from cache_base on */
   int64_t below_lo = offset0_raw;
   int64_t *const cache = CACHE ? s_offsets_cache[warp] : nullptr;
   auto fetch_ahead = [&]() {
 #pragma unroll
     for (int k = 0; k < AHEAD; k++) fetch();
   };
-  /* A warp's steps where n gives `steps` steps: one each until they
-   * outnumber the warps. */
-  auto steps_each = [&](uint64_t steps) { return steps > grid_warps ? (steps + grid_warps - 1) / grid_warps : 1; };
-  const uint64_t per_guess = SPECULATE && GP_SEGREDUCE_SPECULATE_MANY != 0 ? steps_each((n_max + STEP - 1) / STEP) : 1;
-  auto guessed = [&](uint64_t n) { return steps_each((n + STEP - 1) / STEP) == per_guess; };
-  uint64_t c0 = w * per_guess * STEP < n_max ? w * per_guess * STEP : n_max;
-  uint64_t c1 = c0 + per_guess * STEP < n_max ? c0 + per_guess * STEP : n_max;
+  auto one_step_each = [&](uint64_t n) { return (n + STEP - 1) / STEP <= grid_warps; };
+  uint64_t c0 = w * STEP < n_max ? w * STEP : n_max;
+  uint64_t c1 = c0 + STEP < n_max ? c0 + STEP : n_max;
   fetch_src = in + c0;
   fetch_left = c1 - c0;
   bool fetched = false;
-  /* The window's search for [c0, c1): [1, nseg + 1) for both bounds. */
-  auto search_window = [&](auto &&go_on) {
-    if constexpr (WIDE && CACHE)
-      first_beyond_two_reads_wide<AHEAD>(offsets, 1, nseg + 1, nseg, n_max, c0, c1, lane, offset0_raw, &lo, &hi,
-                                         &below_lo, cache, &cache_base, &cache_entries, &fetched, go_on);
-    else
-      first_beyond_two_reads(offsets, 1, nseg + 1, nseg, n_max, c0, c1, lane, offset0_raw, &lo, &hi, &below_lo, cache,
-                             &cache_base, go_on);
-  };
   if (SPECULATE && (c0 < c1 || w == 0))
-    search_window([&]() {
-      const uint64_t n = clamp_offset(n_raw, n_max);
-      if (!guessed(n)) return false;
-      fetch_left = c0 < n ? (c1 < n ? c1 : n) - c0 : 0; /* the chunk cut at n */
-      if (per_guess == 1 || GP_SEGREDUCE_SPECULATE_MANY == 2) {
-        fetch_ahead();
-        fetched = true;
-      }
-      return c0 < n || w == 0; /* else no chunk: no window either */
-    });
+    first_beyond_two_reads(offsets, 1, nseg + 1, nseg, n_max, c0, c1, lane, offset0_raw, &lo, &hi, &below_lo, cache,
+                           &cache_base, [&]() {
+                             const uint64_t n = clamp_offset(n_raw, n_max);
+                             if (!one_step_each(n)) return false;
+                             fetch_left = c0 < n ? (c1 < n ? c1 : n) - c0 : 0; /* the chunk cut at n */
+                             fetch_ahead();
+                             fetched = true;
+                             return c0 < n || w == 0; /* else no chunk: no window either */
+                           });
   const uint64_t n = clamp_offset(n_raw, n_max);
   bool malformed = n_raw < 0 || uint64_t(n_raw) > n_max;
-  if (SPECULATE && guessed(n)) {
+  if (SPECULATE && one_step_each(n)) {
     c0 = c0 < n ? c0 : n;
     c1 = c1 < n ? c1 : n;
   } else {
     const uint64_t steps = (n + STEP - 1) / STEP;
-    const uint64_t per = steps_each(steps);
+    const uint64_t per = steps > grid_warps ? (steps + grid_warps - 1) / grid_warps : 1;
     c0 = w * per < steps ? w * per * STEP : n;
     c1 = c0 + per * STEP < n ? c0 + per * STEP : n;
     fetch_src = in + c0;
     fetch_left = c1 - c0;
     lo = 1, hi = nseg + 1, cache_base = NONE, below_lo = offset0_raw;
-    if (c0 < c1 || w == 0) search_window([]() { return true; });
+    if (c0 < c1 || w == 0)
+      first_beyond_two_reads(offsets, 1, nseg + 1, nseg, n_max, c0, c1, lane, offset0_raw, &lo, &hi, &below_lo, cache,
+                             &cache_base, []() { return true; });
   }
   if (!fetched) fetch_ahead();
   __syncwarp(); /* the cache, seen by every lane */
@@ -460,8 +332,8 @@ __global__ void __launch_bounds__(warps_reduce_shape<T>::threads, warps_reduce_s
         const uint64_t i = cur + lane;
         const bool inside = i < end;
         int64_t raw = 0;
-        if (CACHE && cur >= cache_base && cur - cache_base + 32 <= uint64_t(cache_entries)) {
-          /* The 32 entries from cur, as the search's last round read them (never with cache_base NONE). */
+        if (CACHE && cur >= cache_base && cur - cache_base <= 32) { /* (never with cache_base NONE) */
+          /* The 32 entries from cur, as the search's last round read them. */
           if (inside) raw = cache[cur - cache_base + lane];
         } else if (inside) {
           raw = int64_t(offsets[i]);
