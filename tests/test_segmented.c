@@ -397,8 +397,9 @@ void segmented_add_cuda_tests(Suite *s);      /* test_segmented_cuda.c: n and ns
 static Suite *segmented_suite(void) {
   Suite *s = suite_create("segmented");
   /* One case per group, so that CK_RUN_CASE=... runs one group alone:
-   * compute-sanitizer's racecheck of all of them took 480 s on the H200
-   * (session 27), more than one device call leaves for it. */
+   * compute-sanitizer's racecheck of the whole quick suite did not finish
+   * in a device call on the H200 (session 29); case by case it took 1-331 s
+   * (session 30, bench/NOTES.md). */
   TCase *args = tu_tcase("arguments"), *combos = tu_tcase("combinations"), *sizes = tu_tcase("sizes"),
         *long_runs = tu_tcase("long_runs");
   segmented_add_argument_tests(args);

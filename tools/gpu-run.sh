@@ -106,7 +106,7 @@ if [[ " $stages " == *" sanitize "* ]]; then
         env $ck GPUPRIM_TEST_QUICK=1 timeout 480 compute-sanitizer --tool $tool $extra --error-exitcode 99 "$t" \
           >"$log" 2>&1
         rc=$?
-        note "compute-sanitizer $tool $(basename "$t") ${GPUPRIM_SANITIZE_CASES:+case $case}: rc=$rc ($(grep -m1 -E 'ERROR SUMMARY|LEAK SUMMARY|RACECHECK SUMMARY' "$log"))  $(( $(date +%s) - t1 )) s"
+        note "compute-sanitizer $tool $(basename "$t")${GPUPRIM_SANITIZE_CASES:+ case $case}: rc=$rc ($(grep -m1 -E 'ERROR SUMMARY|LEAK SUMMARY|RACECHECK SUMMARY' "$log"))  $(( $(date +%s) - t1 )) s"
       done
     done
   done
