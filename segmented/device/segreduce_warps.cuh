@@ -104,18 +104,6 @@ namespace gp {
 #define GP_SEGREDUCE_BY_INDEX 1
 #endif
 
-/* 1: warp 0 of each block reads n, offsets[0] and the search's first
- * round (the same 32 probes for every warp: all search [1, nseg]) into
- * shared memory, and every warp starts its search from there, instead of
- * each warp reading them itself. The grid is cut for what in holds, not n,
- * so at small n most warps have no chunk but still sent those 34 reads to
- * the same lines; and where n gives a warp several steps its search starts
- * again after n, and now skips the first round's round trip. 0: each warp
- * reads its own (before session 31). */
-#ifndef GP_SEGREDUCE_SHARED_FIRST
-#define GP_SEGREDUCE_SHARED_FIRST 0
-#endif
-
 /* The kernel's block and a lane's step of consecutive items. */
 template <typename T> struct warps_reduce_shape {
   static constexpr bool wide = sizeof(T) == 8;
@@ -177,19 +165,9 @@ __global__ void __launch_bounds__(warps_reduce_shape<T>::threads, warps_reduce_s
   const uint64_t w = uint64_t(block) * WARPS + warp;
   /* n = offsets[nseg], and offsets[0] (warp 0's offset before its window,
    * and what the other warps' searches start from), do not depend on the
-   * chunk: both are read first, with the search's first probes where the
-   * block shares them (SHARED_FIRST). */
-  constexpr bool SHARED_FIRST = GP_SEGREDUCE_SHARED_FIRST != 0;
-  __shared__ int64_t s_first[SHARED_FIRST ? 34 : 1]; /* the probes, n, offsets[0] */
-  if (SHARED_FIRST && warp == 0) {
-    first_round_probes(offsets, 1, nseg + 1, nseg, lane, s_first);
-    if (lane == 0) s_first[32] = int64_t(offsets[nseg]);
-    if (lane == 1) s_first[33] = int64_t(offsets[0]);
-  }
-  if (SHARED_FIRST) __syncthreads();
-  const int64_t n_raw = SHARED_FIRST ? s_first[32] : int64_t(offsets[nseg]);
-  const int64_t offset0_raw = SHARED_FIRST ? s_first[33] : int64_t(offsets[0]);
-  const int64_t *const first_probes = SHARED_FIRST ? s_first : nullptr;
+   * chunk: both are read first. */
+  const int64_t n_raw = offsets[nseg];
+  const int64_t offset0_raw = offsets[0];
 
   uint32_t *heads = s_heads[warp];
   T *const stages = reinterpret_cast<T *>(warp_stages) + size_t(warp) * STAGES * STEP;
@@ -271,8 +249,7 @@ __global__ void __launch_bounds__(warps_reduce_shape<T>::threads, warps_reduce_s
                              fetch_ahead();
                              fetched = true;
                              return c0 < n || w == 0; /* else no chunk: no window either */
-                           },
-                           first_probes);
+                           });
   const uint64_t n = clamp_offset(n_raw, n_max);
   bool malformed = n_raw < 0 || uint64_t(n_raw) > n_max;
   if (SPECULATE && one_step_each(n)) {
@@ -288,7 +265,7 @@ __global__ void __launch_bounds__(warps_reduce_shape<T>::threads, warps_reduce_s
     lo = 1, hi = nseg + 1, cache_base = NONE, below_lo = offset0_raw;
     if (c0 < c1 || w == 0)
       first_beyond_two_reads(offsets, 1, nseg + 1, nseg, n_max, c0, c1, lane, offset0_raw, &lo, &hi, &below_lo, cache,
-                             &cache_base, []() { return true; }, first_probes);
+                             &cache_base, []() { return true; });
   }
   if (!fetched) fetch_ahead();
   __syncwarp(); /* the cache, seen by every lane */

@@ -167,30 +167,23 @@ __device__ inline uint64_t first_beyond(const Offset *offsets, uint64_t lo, uint
  * not set) where the caller learns meanwhile that it searched for the
  * wrong bounds. Each bound has its own interval, [lo_a, hi_a] for ca and
  * [lo_b, hi_b] for cb, where its answer is known to lie (the overload below:
- * both [lo, hi]); below_lo is then offsets[lo_a - 1].
- * first_probes: NULL, or the first round's probes already read, where the
- * two intervals start equal: entry j the raw offsets[lo + (j + 1) step - 1]
- * (step = (hi - lo + 31) / 32), up to `last` (first_round_probes); the
- * first round then reads none of its own. */
+ * both [lo, hi]); below_lo is then offsets[lo_a - 1]. */
 template <typename Offset, typename GoOn>
 __device__ inline void first_beyond_two_reads(const Offset *offsets, uint64_t lo_a, uint64_t hi_a, uint64_t lo_b,
                                               uint64_t hi_b, uint64_t last, uint64_t n, uint64_t ca, uint64_t cb,
                                               int lane, int64_t below_lo, uint64_t *ra, uint64_t *rb, int64_t *below_a,
-                                              int64_t *cache, uint64_t *cache_base, GoOn &&go_on,
-                                              const int64_t *first_probes = nullptr) {
+                                              int64_t *cache, uint64_t *cache_base, GoOn &&go_on) {
   int64_t below = below_lo;
   uint64_t base = ~uint64_t(0);
-  if (lo_a != lo_b || hi_a != hi_b) first_probes = nullptr;
   for (bool first_round = true; lo_a < hi_a || lo_b < hi_b; first_round = false) { /* answers in [lo, hi] */
     const bool active_a = lo_a < hi_a;
     const uint64_t step_a = (hi_a - lo_a + 31) / 32, step_b = (hi_b - lo_b + 31) / 32;
     const uint64_t pa = lo_a + uint64_t(lane + 1) * step_a - 1, pb = lo_b + uint64_t(lane + 1) * step_b - 1;
     const bool fill = cache && active_a && step_a == 1; /* a's last round: pa = lo_a + lane */
-    const bool given = first_round && first_probes; /* (then pa = pb) */
     int64_t raw_a = 0, raw_more = 0, raw_b = 0;
-    if (active_a && (pa < hi_a || (fill && pa <= last))) raw_a = given ? first_probes[lane] : int64_t(offsets[pa]);
+    if (active_a && (pa < hi_a || (fill && pa <= last))) raw_a = int64_t(offsets[pa]);
     if (fill && pa + 32 <= last) raw_more = int64_t(offsets[pa + 32]);
-    if (lo_b < hi_b && pb < hi_b) raw_b = given ? first_probes[lane] : int64_t(offsets[pb]);
+    if (lo_b < hi_b && pb < hi_b) raw_b = int64_t(offsets[pb]);
     if (first_round && !go_on()) return; /* (while the first probes are on their way) */
     if (fill) {
       cache[lane] = raw_a;
@@ -219,19 +212,9 @@ template <typename Offset, typename GoOn>
 __device__ inline void first_beyond_two_reads(const Offset *offsets, uint64_t lo, uint64_t hi, uint64_t last, uint64_t n,
                                               uint64_t ca, uint64_t cb, int lane, int64_t below_lo, uint64_t *ra,
                                               uint64_t *rb, int64_t *below_a, int64_t *cache, uint64_t *cache_base,
-                                              GoOn &&go_on, const int64_t *first_probes = nullptr) {
+                                              GoOn &&go_on) {
   first_beyond_two_reads(offsets, lo, hi, lo, hi, last, n, ca, cb, lane, below_lo, ra, rb, below_a, cache, cache_base,
-                         go_on, first_probes);
-}
-
-/* The first round's probes of first_beyond_two_reads over [lo, hi) (up to
- * `last`), read by one warp for a block whose warps all search from there:
- * lane j's raw offset into probes[j] (0 where none is read). */
-template <typename Offset>
-__device__ inline void first_round_probes(const Offset *offsets, uint64_t lo, uint64_t hi, uint64_t last, int lane,
-                                          int64_t *probes) {
-  const uint64_t step = (hi - lo + 31) / 32, p = lo + uint64_t(lane + 1) * step - 1;
-  probes[lane] = lo < hi && (p < hi || (step == 1 && p <= last)) ? int64_t(offsets[p]) : 0;
+                         go_on);
 }
 
 /* The table and the check in one launch (grid-stride over
