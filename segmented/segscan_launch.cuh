@@ -7,6 +7,7 @@
 
 #include "device/segscan_blocked.cuh"
 #include "device/seg_runs.cuh"
+#include "device/segreduce_direct.cuh"
 #include "device/segreduce_warps.cuh"
 #include "scan/scan_launch.cuh"
 #include "segmented_cuda.h"
@@ -316,6 +317,56 @@ gpu_status segscan_offsets_runs(const char *fn, const T *in, T *out, uint64_t n,
 #define GP_SEGREDUCE_WARPS 1
 #endif
 
+/* 1: gpu_segreduce over few enough segments (at most 255 a group block)
+ * runs segreduce_direct, which reduces a group of segments
+ * a block where n and the mean segment are small, and is segreduce_warps
+ * elsewhere; 0: always segreduce_warps (before session 31). */
+#ifndef GP_SEGREDUCE_DIRECT
+#define GP_SEGREDUCE_DIRECT 0
+#endif
+
+/* gpu_segreduce by segreduce_direct (its resident grid, a quarter of it
+ * helpers), or false where it does not apply. */
+template <typename T, gpu_op OP>
+bool segreduce_direct_launch(const char *fn, const T *in, const int64_t *offsets, uint64_t nseg, uint64_t n_max,
+                             T *out, cudaStream_t stream, gpu_status *status) {
+  if constexpr (GP_SEGREDUCE_DIRECT == 0) {
+    return false;
+  } else {
+    using S = warps_reduce_shape<T>;
+    using D = direct_shape<T>;
+    using Results = store_results<T, scan_op<T, OP>>;
+    constexpr auto kernel = segreduce_direct<T, OP, Results>;
+    const unsigned grid = resident_blocks<kernel>(S::threads, S::smem);
+    const unsigned helpers = grid / 4 > 0 ? grid / 4 : 1;
+    if (grid <= helpers || nseg == 0) return false;
+    direct_args da{};
+    da.groups = grid - helpers;
+    da.per = (nseg + da.groups - 1) / da.groups;
+    if (da.per > D::max_group) return false;
+    da.n_direct = uint64_t(da.groups) * D::cap / 2;
+    offsets_table check;
+    gpu_status s = prepare_offsets_check_only(fn, stream, &check);
+    lookback_args lb;
+    gp_tilestate ts{};
+    if (s == GPU_OK) s = prepare_lookback<seg_pair<T>>(fn, grid, 1, da.groups, &lb, &ts, &da.heavy);
+    if (s == GPU_OK) {
+      kernel<<<grid, S::threads, S::smem, stream>>>(in, offsets, nseg, n_max, uint64_t(grid) * S::warps, aligned16(in),
+                                                    lb, check.bad, Results{out}, da);
+      s = check_launch(fn, "segreduce_direct");
+      gpu_status r = gp_tilestate_release(fn, &ts);
+      if (s == GPU_OK) s = r;
+    }
+    if (s == GPU_OK) s = offsets_verdict(fn, check, stream);
+    if (check.tile_first) {
+      gpu_status f = gp_pool_free(fn, check.tile_first);
+      if (s == GPU_OK) s = f;
+    }
+    *status = s;
+    return true;
+  }
+}
+
 /* gpu_segreduce by segreduce_warps: n = offsets[nseg], at most n_max (the
  * elements in holds), is known only on the device. The grid: the resident
  * blocks, fewer where n_max needs fewer; the chunks are cut for the
@@ -326,6 +377,8 @@ gpu_status segreduce_by_warps(const char *fn, const T *in, const int64_t *offset
   using S = warps_reduce_shape<T>;
   using Results = store_results<T, scan_op<T, OP>>;
   constexpr auto kernel = segreduce_warps<T, OP, Results>;
+  gpu_status direct_status = GPU_OK;
+  if (segreduce_direct_launch<T, OP>(fn, in, offsets, nseg, n_max, out, stream, &direct_status)) return direct_status;
   const unsigned resident = resident_blocks<kernel>(S::threads, S::smem);
   const uint64_t steps = (n_max + S::step - 1) / S::step;
   const uint64_t needed = (steps + S::warps - 1) / S::warps;

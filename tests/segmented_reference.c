@@ -7,7 +7,7 @@
 #include "test_util.h"
 
 const char *seg_kind_name(seg_kind k) {
-  static const char *names[] = {"tiny", "huge", "mixed", "single", "unit", "bursts"};
+  static const char *names[] = {"tiny", "huge", "mixed", "single", "unit", "bursts", "skewed"};
   return k < SEG_KINDS ? names[k] : "?";
 }
 
@@ -40,6 +40,32 @@ static void push_bursts(offset_list *l, size_t n) {
       push(l, pos);
     }
   }
+}
+
+/* Appends n / 64 segments of 0-64 elements with one more among them, at a
+ * random place, that holds the rest: a mean segment of about 64 with one
+ * holding half the elements (CUDA's gpu_segreduce reduces short segments
+ * a block a group at small n, and must still balance this one). */
+static void push_skewed(offset_list *l, size_t n) {
+  const size_t count = n / 64, at = tu_below(count + 1);
+  size_t *len = tu_xmalloc((count + 1) * sizeof *len), sum = 0;
+  for (size_t i = 0; i < count; i++) {
+    len[i] = tu_below(65);
+    if (len[i] > n - sum) len[i] = n - sum;
+    sum += len[i];
+  }
+  size_t pos = 0;
+  for (size_t i = 0; i <= count; i++) {
+    if (i == at) {
+      pos += n - sum;
+      push(l, pos);
+    }
+    if (i < count) {
+      pos += len[i];
+      push(l, pos);
+    }
+  }
+  free(len);
 }
 
 /* Appends segments of random lengths (drawn by `kind`) until n is reached. */
@@ -81,6 +107,7 @@ segmentation seg_make(seg_kind kind, size_t n) {
       break;
     case SEG_SINGLE: push(&l, n); break;
     case SEG_BURSTS: push_bursts(&l, n); break;
+    case SEG_SKEWED: push_skewed(&l, n); break;
     case SEG_UNIT:
     case SEG_KINDS:
       for (size_t i = 1; i <= n; i++) push(&l, i);

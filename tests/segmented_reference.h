@@ -18,6 +18,7 @@ typedef enum {
   SEG_SINGLE, /* one segment of all n */
   SEG_UNIT,   /* n segments of one element */
   SEG_BURSTS, /* stretches of thousands of elements in segments of 0-2, between stretches of segments of 16-48 */
+  SEG_SKEWED, /* n / 64 segments of 0-64 elements around one that holds the rest (about half): a short mean, one giant */
   SEG_KINDS
 } seg_kind;
 const char *seg_kind_name(seg_kind k);

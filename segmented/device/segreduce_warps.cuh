@@ -133,10 +133,18 @@ template <int ITEMS> __device__ inline bool lane_copies(uint64_t base, uint64_t 
   return vector_ok && base + ITEMS <= end;
 }
 
-template <typename T, gpu_op OP, typename Epilogue>
-__global__ void __launch_bounds__(warps_reduce_shape<T>::threads, warps_reduce_shape<T>::min_blocks)
-    segreduce_warps(const T *in, const int64_t *offsets, uint64_t nseg, uint64_t n_max, uint64_t grid_warps,
-                    bool vector_ok, lookback_args lb, unsigned *bad, Epilogue epilogue) {
+/* The kernel's work for block `block` of a grid of grid_warps warps (its
+ * chunks and its look-back entry), in a function so that
+ * segreduce_direct (below) runs it too. direct(n), asked once n is known
+ * and before anything is written or copied (uniform over the block: it
+ * depends on n only): true stops the block there, and the function
+ * returns true (segreduce_direct then reduces the block's segments its own
+ * way); segreduce_warps asks never. */
+template <typename T, gpu_op OP, typename Epilogue, typename Direct>
+__device__ __forceinline__ bool segreduce_warps_block(const T *in, const int64_t *offsets, uint64_t nseg,
+                                                      uint64_t n_max, uint64_t grid_warps, bool vector_ok,
+                                                      const lookback_args &lb, uint32_t block, unsigned *bad,
+                                                      Epilogue epilogue, Direct &&direct) {
   using S = warps_reduce_shape<T>;
   using P = seg_pair<T>;
   using Op = seg_op<T, OP>;
@@ -160,8 +168,6 @@ __global__ void __launch_bounds__(warps_reduce_shape<T>::threads, warps_reduce_s
   constexpr bool SPECULATE = !S::wide;
   __shared__ int64_t s_offsets_cache[WARPS][CACHE ? 64 : 1];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  __shared__ uint32_t s_ticket;
-  const uint32_t block = S::by_index ? blockIdx.x : take_tile(lb, &s_ticket);
   const uint64_t w = uint64_t(block) * WARPS + warp;
   /* n = offsets[nseg], and offsets[0] (warp 0's offset before its window,
    * and what the other warps' searches start from), do not depend on the
@@ -244,6 +250,7 @@ __global__ void __launch_bounds__(warps_reduce_shape<T>::threads, warps_reduce_s
     first_beyond_two_reads(offsets, 1, nseg + 1, nseg, n_max, c0, c1, lane, offset0_raw, &lo, &hi, &below_lo, cache,
                            &cache_base, [&]() {
                              const uint64_t n = clamp_offset(n_raw, n_max);
+                             if (direct(n)) return false;
                              if (!one_step_each(n)) return false;
                              fetch_left = c0 < n ? (c1 < n ? c1 : n) - c0 : 0; /* the chunk cut at n */
                              fetch_ahead();
@@ -251,6 +258,7 @@ __global__ void __launch_bounds__(warps_reduce_shape<T>::threads, warps_reduce_s
                              return c0 < n || w == 0; /* else no chunk: no window either */
                            });
   const uint64_t n = clamp_offset(n_raw, n_max);
+  if (direct(n)) return true;
   bool malformed = n_raw < 0 || uint64_t(n_raw) > n_max;
   if (SPECULATE && one_step_each(n)) {
     c0 = c0 < n ? c0 : n;
@@ -446,6 +454,18 @@ __global__ void __launch_bounds__(warps_reduce_shape<T>::threads, warps_reduce_s
                                 : Op::neutral();
   if (lane == 0 && lead_segment != NONE && !before.head)
     epilogue(lead_segment, Base::apply(Op::apply(prefix, before).value, lead), false);
+  return false;
+}
+
+template <typename T, gpu_op OP, typename Epilogue>
+__global__ void __launch_bounds__(warps_reduce_shape<T>::threads, warps_reduce_shape<T>::min_blocks)
+    segreduce_warps(const T *in, const int64_t *offsets, uint64_t nseg, uint64_t n_max, uint64_t grid_warps,
+                    bool vector_ok, lookback_args lb, unsigned *bad, Epilogue epilogue) {
+  using S = warps_reduce_shape<T>;
+  __shared__ uint32_t s_ticket;
+  const uint32_t block = S::by_index ? blockIdx.x : take_tile(lb, &s_ticket);
+  segreduce_warps_block<T, OP>(in, offsets, nseg, n_max, grid_warps, vector_ok, lb, block, bad, epilogue,
+                               [](uint64_t) { return false; });
 }
 
 }  // namespace gp

@@ -1,0 +1,273 @@
+/*
+ * gpu_segreduce at small n: a block for a group of consecutive segments,
+ * CUB's way, with segreduce_warps as the fallback in the same launch.
+ *
+ * Why: segreduce_warps balances elements over warps, which needs n (read on
+ * the device), a search for each warp's window and the look-back for
+ * segments that cross chunks: four or five round trips before the last
+ * result, where CUB's block a segment needs two (its offsets, then its
+ * values). At 2^16 elements with segments of 64 that was 8.0 us against
+ * CUB's 4.9 (queued, H200, session 31). A block a group is unbalanced
+ * where segments are long or skewed; this kernel takes it only where that
+ * cannot cost much, and otherwise leaves every block to segreduce_warps.
+ *
+ * The grid is the resident grid, so all its blocks run at once and take
+ * their places by blockIdx for every type (a block waits only for blocks
+ * that hold a place: helpers for the group blocks, segreduce_warps_block's
+ * look-back for blocks of lower index). `groups`
+ * blocks own a group of `per` segments each (block g: segments
+ * [g per, g per + per)), the rest are helpers. Every block reads n, its
+ * group's per + 1 offsets (one a thread, at once) and starts
+ * segreduce_warps_block's search. Once n is known, uniformly:
+ *   - n > n_direct or a mean segment above direct_mean: every block runs
+ *     segreduce_warps_block as segreduce_warps would (the same chunks and
+ *     bits); the group offsets were read for nothing.
+ *   - else "direct": a group block whose elements number at most CAP
+ *     ("light") copies them into shared memory, and each warp reduces its
+ *     segments there (lane-strided, then a fixed warp tree: the bits
+ *     depend on the segment's values only) and writes their results. One
+ *     whose group holds more ("heavy": long or skewed segments) marks the
+ *     launch heavy (a word tagged with the launch's epoch) and writes
+ *     nothing. Each group block then counts itself on the launch's counter.
+ *     The helpers wait until every group block is counted: if none was
+ *     heavy they leave; else they run segreduce_warps_block among
+ *     themselves (chunks for the helpers' warps, their own look-back
+ *     entries) and write the results of the heavy groups' segments only.
+ * The choice and the heavy groups depend on the offsets, n, and the
+ * device's resident grid only: every run gives the same bits. Every offset
+ * is checked (each group block checks its own, the ends shared with its
+ * neighbours) and clamped into [0, n] before use.
+ */
+#pragma once
+
+#include "segmented/device/segreduce_warps.cuh"
+
+namespace gp {
+
+/* A light group's elements: at most cap, so that with the 16-byte
+ * rounding before them they fit `span` = 16 a thread; and the mean segment
+ * length above which no launch goes direct. */
+template <typename T> struct direct_shape {
+  using S = warps_reduce_shape<T>;
+  static constexpr int items = 16;                      /* a thread's, in the group's scan */
+  static constexpr uint64_t span = uint64_t(S::threads) * items;
+  static constexpr uint64_t cap = span - S::vec;
+  static constexpr uint64_t max_group = S::threads - 1; /* per + 1 offsets, one a thread */
+  static constexpr uint64_t mean = 512;
+  /* The stages' bytes in a direct launch (nothing is copied there then):
+   * the values (swizzled), their start bits, the warps' aggregates, and
+   * the group's offsets at the end. */
+  static constexpr size_t bits_at = span * sizeof(T);
+  static constexpr size_t aggs_at = bits_at + span / 8;
+  static constexpr size_t raw_at = S::smem - (max_group + 1) * sizeof(int64_t);
+  static_assert(aggs_at + S::warps * sizeof(seg_pair<T>) <= raw_at, "the stages are too small for a group");
+};
+
+/* What the host decides for a direct launch. */
+struct direct_args {
+  uint32_t groups;   /* blocks that own a group; the grid's others help */
+  uint64_t per;      /* segments a group */
+  uint64_t n_direct; /* the largest n that goes direct */
+  uint64_t *heavy;   /* a tagged word: == epoch where a group was heavy */
+};
+
+/* A group's elements, its offsets clamped into [0, n]: [*a, *a + count). */
+__device__ inline uint64_t group_elements(int64_t first_raw, int64_t last_raw, uint64_t n, uint64_t *a) {
+  *a = clamp_offset(first_raw, n);
+  const uint64_t b = clamp_offset(last_raw, n);
+  return b > *a ? b - *a : 0;
+}
+
+/* The helpers' results: those of the heavy groups' segments only (the
+ * light groups' blocks write the others). */
+template <typename T, typename Epilogue> struct heavy_group_results {
+  Epilogue inner;
+  const int64_t *offsets;
+  uint64_t nseg, n, per;
+  __device__ void operator()(uint64_t seg, T v, bool empty) const {
+    const uint64_t first = seg / per * per, last = first + per < nseg ? first + per : nseg;
+    uint64_t a = 0;
+    if (group_elements(offsets[first], offsets[last], n, &a) > direct_shape<T>::cap) inner(seg, v, empty);
+  }
+};
+
+/* The helpers' second pass, out of line: the kernel's registers are its
+ * first pass's, as in segreduce_warps. */
+template <typename T, gpu_op OP, typename Epilogue>
+__device__ __noinline__ void helpers_reduce(const T *in, const int64_t *offsets, uint64_t nseg, uint64_t n_max,
+                                            bool vector_ok, lookback_args lb, uint32_t groups, uint64_t per,
+                                            unsigned *bad, Epilogue epilogue) {
+  using S = warps_reduce_shape<T>;
+  lb.tiles = gridDim.x - groups;
+  lb.levels = 1;
+  while ((uint64_t(1) << (LOOKBACK_RADIX_BITS * lb.levels)) < lb.tiles) lb.levels++;
+  const heavy_group_results<T, Epilogue> results{epilogue, offsets, nseg, clamp_offset(offsets[nseg], n_max), per};
+  segreduce_warps_block<T, OP>(in, offsets, nseg, n_max, uint64_t(lb.tiles) * S::warps, vector_ok, lb,
+                               blockIdx.x - groups, bad, results, [](uint64_t) { return false; });
+}
+
+/* A light group's results from its elements in shared memory (buf,
+ * swizzled, from a0) and its offsets (raw): a warp a segment where the
+ * group holds at most one a warp, else one scan of (value, start) pairs
+ * over the block, 16 consecutive items a thread, and each segment's result
+ * at its last element. */
+template <typename T, gpu_op OP, typename Epilogue>
+__device__ inline void reduce_group(unsigned char *stages, const int64_t *raw, uint64_t count, uint64_t n, uint64_t a,
+                                    uint64_t end, uint64_t a0, uint64_t g0, Epilogue &epilogue) {
+  using S = warps_reduce_shape<T>;
+  using D = direct_shape<T>;
+  using Base = scan_op<T, OP>;
+  using P = seg_pair<T>;
+  using Op = seg_op<T, OP>;
+  constexpr int VEC = S::vec, WARPS = S::warps, ITEMS = D::items;
+  const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+  T *const buf = reinterpret_cast<T *>(stages);
+  auto bounds = [&](uint64_t j, uint64_t *s, uint64_t *e) { /* segment j clamped into [a, end] */
+    uint64_t x = clamp_offset(raw[j], n), y = clamp_offset(raw[j + 1], n);
+    x = x < a ? a : x > end ? end : x;
+    *s = x;
+    *e = y < x ? x : y > end ? end : y;
+  };
+  if (count <= uint64_t(WARPS)) {
+    if (uint64_t(warp) < count) {
+      uint64_t s, e;
+      bounds(warp, &s, &e);
+      T v = Base::neutral();
+      for (uint64_t i = s + lane; i < e; i += 32) v = Base::apply(v, buf[swizzled<VEC>(uint32_t(i - a0))]);
+      v = warp_reduce<Base>(v);
+      if (lane == 0) epilogue(g0 + warp, v, s >= e);
+    }
+    return;
+  }
+  uint32_t *const bits = reinterpret_cast<uint32_t *>(stages + D::bits_at);
+  P *const aggs = reinterpret_cast<P *>(stages + D::aggs_at);
+  for (uint32_t k = t; k < D::span / 32; k += S::threads) bits[k] = 0;
+  __syncthreads();
+  for (uint64_t j = t; j < count; j += S::threads) {
+    uint64_t s, e;
+    bounds(j, &s, &e);
+    if (s < e) atomicOr(&bits[(s - a0) / 32], 1u << ((s - a0) % 32));
+  }
+  __syncthreads();
+  T x[ITEMS];
+#pragma unroll
+  for (int c = 0; c < ITEMS / VEC; c++) {
+    const vec16<T, VEC> v = *reinterpret_cast<const vec16<T, VEC> *>(buf + swizzled<VEC>(t * ITEMS + c * VEC));
+#pragma unroll
+    for (int k = 0; k < VEC; k++) x[c * VEC + k] = v.v[k];
+  }
+  const uint32_t heads = bits[t * ITEMS / 32] >> (t * ITEMS % 32);
+  T fold = Base::neutral();
+  uint32_t any = 0;
+#pragma unroll
+  for (int k = 0; k < ITEMS; k++) {
+    const bool h = (heads >> k) & 1u;
+    fold = h ? x[k] : Base::apply(fold, x[k]);
+    any |= h;
+  }
+  const P incl = warp_inclusive_scan<Op, false>(P{fold, any}, lane);
+  const P warp_total = warp_last<false>(incl);
+  if (lane == 0) aggs[warp] = warp_total;
+  __syncthreads();
+  P before = Op::neutral();
+  for (int k = 0; k < warp; k++) before = Op::apply(before, aggs[k]);
+  T v = Op::apply(before, warp_exclusive_from_inclusive<Op, false>(incl, lane)).value;
+#pragma unroll
+  for (int c = 0; c < ITEMS / VEC; c++) {
+    vec16<T, VEC> y;
+#pragma unroll
+    for (int k = 0; k < VEC; k++) {
+      const int j = c * VEC + k;
+      v = (heads >> j) & 1u ? x[j] : Base::apply(v, x[j]);
+      y.v[k] = v;
+    }
+    *reinterpret_cast<vec16<T, VEC> *>(buf + swizzled<VEC>(t * ITEMS + c * VEC)) = y;
+  }
+  __syncthreads();
+  for (uint64_t j = t; j < count; j += S::threads) {
+    uint64_t s, e;
+    bounds(j, &s, &e);
+    epilogue(g0 + j, s < e ? buf[swizzled<VEC>(uint32_t(e - 1 - a0))] : Base::identity(), s >= e);
+  }
+}
+
+template <typename T, gpu_op OP, typename Epilogue>
+__global__ void __launch_bounds__(warps_reduce_shape<T>::threads, warps_reduce_shape<T>::min_blocks)
+    segreduce_direct(const T *in, const int64_t *offsets, uint64_t nseg, uint64_t n_max, uint64_t grid_warps,
+                     bool vector_ok, lookback_args lb, unsigned *bad, Epilogue epilogue, direct_args da) {
+  using S = warps_reduce_shape<T>;
+  using D = direct_shape<T>;
+  constexpr int VEC = S::vec;
+  extern __shared__ __align__(128) unsigned char warp_stages[];
+  const int t = threadIdx.x;
+  const bool owner = blockIdx.x < da.groups;
+  const uint64_t g0 = uint64_t(blockIdx.x) * da.per;
+  const uint64_t count = owner && g0 < nseg ? (nseg - g0 < da.per ? nseg - g0 : da.per) : 0; /* its segments */
+  int64_t *const raw = reinterpret_cast<int64_t *>(warp_stages + D::raw_at);
+  const bool mine = count > 0 && uint64_t(t) <= count; /* thread t holds offsets[g0 + t] */
+  int64_t my_raw = 0; /* read first; to raw[t] once the launch goes direct */
+  if (mine) my_raw = offsets[g0 + t];
+  const uint64_t mean_limit = nseg * D::mean;
+  uint64_t n = 0;
+  auto direct = [&](uint64_t n_seen) {
+    n = n_seen;
+    const bool go = n_seen <= da.n_direct && n_seen <= mean_limit;
+    if (go && mine) raw[t] = my_raw; /* (no copies into the stages then) */
+    return go;
+  };
+  if (!segreduce_warps_block<T, OP>(in, offsets, nseg, n_max, grid_warps, vector_ok, lb, blockIdx.x, bad, epilogue,
+                                    direct)) {
+    if (owner && t == 0) atomicAdd(lb.counter, 1ull); /* every launch counts each group block once */
+    return;
+  }
+  __syncthreads(); /* raw[] */
+
+  if (owner) {
+    const int64_t n_raw = offsets[nseg]; /* (in L1: segreduce_warps_block read it) */
+    bool malformed = false;
+    if (mine) {
+      if (my_raw < 0 || uint64_t(my_raw) > n) malformed = true;
+      if (t > 0 && my_raw < raw[t - 1]) malformed = true;
+      if (g0 + t == 0 && my_raw != 0) malformed = true;
+    }
+    if (t == 0 && (n_raw < 0 || uint64_t(n_raw) > n_max)) malformed = true;
+    if (__syncthreads_or(malformed) && t == 0) *bad = 1;
+    uint64_t a = 0;
+    const uint64_t elements = count > 0 ? group_elements(raw[0], raw[count], n, &a) : 0;
+    const bool heavy = elements > D::cap;
+    if (t == 0) {
+      if (heavy) {
+        *da.heavy = lb.epoch;
+        __threadfence(); /* before the count that lets the helpers read it */
+      }
+      atomicAdd(lb.counter, 1ull);
+    }
+    if (heavy || count == 0) return;
+    /* The group's elements [a, end) into the stages, swizzled, from a0 (a
+     * rounded down to whole 16-byte chunks where in is aligned). */
+    T *const buf = reinterpret_cast<T *>(warp_stages);
+    const uint64_t end = a + elements, a0 = vector_ok ? a / VEC * VEC : a, span = end - a0;
+    const uint64_t chunks = vector_ok ? span / VEC : 0; /* whole chunks; the rest one by one */
+    for (uint64_t c = t; c < chunks; c += S::threads)
+      *reinterpret_cast<vec16<T, VEC> *>(buf + swizzled<VEC>(uint32_t(c * VEC))) =
+          *reinterpret_cast<const vec16<T, VEC> *>(in + a0 + c * VEC);
+    for (uint64_t i = chunks * VEC + t; i < span; i += S::threads) buf[swizzled<VEC>(uint32_t(i))] = in[a0 + i];
+    __syncthreads();
+    reduce_group<T, OP>(warp_stages, raw, count, n, a, end, a0, g0, epilogue);
+    return;
+  }
+
+  /* A helper: wait for every group block's count; for a heavy launch
+   * reduce again among the helpers, keeping the heavy groups' results. */
+  __shared__ bool s_heavy;
+  if (t == 0) {
+    const unsigned long long all = lb.counter_base + da.groups;
+    while (*reinterpret_cast<volatile unsigned long long *>(lb.counter) < all) __nanosleep(64);
+    __threadfence();
+    s_heavy = *reinterpret_cast<volatile uint64_t *>(da.heavy) == uint64_t(lb.epoch);
+  }
+  __syncthreads();
+  if (s_heavy) helpers_reduce<T, OP>(in, offsets, nseg, n_max, vector_ok, lb, da.groups, da.per, bad, epilogue);
+}
+
+}  // namespace gp
