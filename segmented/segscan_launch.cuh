@@ -317,12 +317,22 @@ gpu_status segscan_offsets_runs(const char *fn, const T *in, T *out, uint64_t n,
 #define GP_SEGREDUCE_WARPS 1
 #endif
 
-/* 1: gpu_segreduce over few enough segments (at most 255 a group block)
- * runs segreduce_direct, which reduces a group of segments
- * a block where n and the mean segment are small, and is segreduce_warps
+/* 1 (default): gpu_segreduce over 512 segments or more, and few enough
+ * (at most 255 a group block), runs segreduce_direct, which reduces a
+ * group of segments a block where n and the mean segment are small
+ * (session 31, queued on the H200: 14-51% faster at 2^16-2^18 with
+ * segments of 4 and 64, h200_seg_direct_s31.txt) and is segreduce_warps
  * elsewhere; 0: always segreduce_warps (before session 31). */
 #ifndef GP_SEGREDUCE_DIRECT
-#define GP_SEGREDUCE_DIRECT 0
+#define GP_SEGREDUCE_DIRECT 1
+#endif
+
+/* Fewer segments keep segreduce_warps: segreduce_direct's own instance of
+ * it was 6-12% slower for 4-byte types with segments of 4096 at 2^16-2^21
+ * (17-501 segments; calls 2-4), and with under 512 segments the direct
+ * path could only take n up to 2^18 anyway. */
+#ifndef GP_SEGREDUCE_DIRECT_MIN_SEGMENTS
+#define GP_SEGREDUCE_DIRECT_MIN_SEGMENTS 512
 #endif
 
 /* gpu_segreduce by segreduce_direct (its resident grid, a quarter of it
@@ -339,7 +349,7 @@ bool segreduce_direct_launch(const char *fn, const T *in, const int64_t *offsets
     constexpr auto kernel = segreduce_direct<T, OP, Results>;
     const unsigned grid = resident_blocks<kernel>(S::threads, S::smem);
     const unsigned helpers = grid / 4 > 0 ? grid / 4 : 1;
-    if (grid <= helpers || nseg == 0) return false;
+    if (grid <= helpers || nseg < GP_SEGREDUCE_DIRECT_MIN_SEGMENTS) return false;
     direct_args da{};
     da.groups = grid - helpers;
     da.per = (nseg + da.groups - 1) / da.groups;

@@ -19,13 +19,15 @@
  * [g per, g per + per)), the rest are helpers. Every block reads n, its
  * group's per + 1 offsets (one a thread, at once) and starts
  * segreduce_warps_block's search. Once n is known, uniformly:
- *   - n > n_direct or a mean segment above direct_mean: every block runs
- *     segreduce_warps_block as segreduce_warps would (the same chunks and
- *     bits); the group offsets were read for nothing.
- *   - else "direct": a group block whose elements number at most CAP
- *     ("light") copies them into shared memory, and each warp reduces its
- *     segments there (lane-strided, then a fixed warp tree: the bits
- *     depend on the segment's values only) and writes their results. One
+ *   - n > n_direct or a mean segment above 512 (direct_shape::mean):
+ *     every block runs segreduce_warps_block as segreduce_warps would, for
+ *     this grid's warps; the group offsets were read for nothing.
+ *   - else "direct": a group block whose elements number at most cap
+ *     ("light") copies them into shared memory and reduces its segments
+ *     there (reduce_group: a warp a segment where it holds at most 8, else
+ *     one block scan of (value, start) pairs; fixed trees, so the bits
+ *     depend on the segment's values and the group's start only) and
+ *     writes their results. One
  *     whose group holds more ("heavy": long or skewed segments) marks the
  *     launch heavy (a word tagged with the launch's epoch) and writes
  *     nothing. Each group block then counts itself on the launch's counter.
@@ -37,6 +39,12 @@
  * device's resident grid only: every run gives the same bits. Every offset
  * is checked (each group block checks its own, the ends shared with its
  * neighbours) and clamped into [0, n] before use.
+ *
+ * Measured (bench/NOTES.md, h200_seg_direct_s31.txt; GPU time): segments
+ * of 4 and 64 at 2^16-2^18 14-51% faster than segreduce_warps alone;
+ * where the launch is not direct, segreduce_warps' code ran 6-12% slower
+ * in this kernel at 2^16-2^21 with segments of 4096 (17-501 segments), so
+ * the host takes this kernel from 512 segments only.
  */
 #pragma once
 
