@@ -335,75 +335,21 @@ gpu_status segscan_offsets_runs(const char *fn, const T *in, T *out, uint64_t n,
 #define GP_SEGREDUCE_DIRECT_MIN_SEGMENTS 512
 #endif
 
-/* gpu_segreduce by segreduce_direct (its resident grid, a quarter of it
- * helpers), or false where it does not apply. */
-template <typename T, gpu_op OP>
-bool segreduce_direct_launch(const char *fn, const T *in, const int64_t *offsets, uint64_t nseg, uint64_t n_max,
-                             T *out, cudaStream_t stream, gpu_status *status) {
-  if constexpr (GP_SEGREDUCE_DIRECT == 0) {
-    return false;
-  } else {
-    using S = warps_reduce_shape<T>;
-    using D = direct_shape<T>;
-    using Results = store_results<T, scan_op<T, OP>>;
-    constexpr auto kernel = segreduce_direct<T, OP, Results>;
-    const unsigned grid = resident_blocks<kernel>(S::threads, S::smem);
-    const unsigned helpers = grid / 4 > 0 ? grid / 4 : 1;
-    if (grid <= helpers || nseg < GP_SEGREDUCE_DIRECT_MIN_SEGMENTS) return false;
-    direct_args da{};
-    da.groups = grid - helpers;
-    da.per = (nseg + da.groups - 1) / da.groups;
-    if (da.per > D::max_group) return false;
-    da.n_direct = uint64_t(da.groups) * D::cap / 2;
-    offsets_table check;
-    gpu_status s = prepare_offsets_check_only(fn, stream, &check);
-    lookback_args lb;
-    gp_tilestate ts{};
-    if (s == GPU_OK) s = prepare_lookback<seg_pair<T>>(fn, grid, 1, da.groups, &lb, &ts, &da.heavy);
-    if (s == GPU_OK) {
-      kernel<<<grid, S::threads, S::smem, stream>>>(in, offsets, nseg, n_max, uint64_t(grid) * S::warps, aligned16(in),
-                                                    lb, check.bad, Results{out}, da);
-      s = check_launch(fn, "segreduce_direct");
-      gpu_status r = gp_tilestate_release(fn, &ts);
-      if (s == GPU_OK) s = r;
-    }
-    if (s == GPU_OK) s = offsets_verdict(fn, check, stream);
-    if (check.tile_first) {
-      gpu_status f = gp_pool_free(fn, check.tile_first);
-      if (s == GPU_OK) s = f;
-    }
-    *status = s;
-    return true;
-  }
-}
-
-/* gpu_segreduce by segreduce_warps: n = offsets[nseg], at most n_max (the
- * elements in holds), is known only on the device. The grid: the resident
- * blocks, fewer where n_max needs fewer; the chunks are cut for the
- * resident grid's warps whatever the launch, so results depend on n only. */
-template <typename T, gpu_op OP>
-gpu_status segreduce_by_warps(const char *fn, const T *in, const int64_t *offsets, uint64_t nseg, uint64_t n_max,
-                              T *out, cudaStream_t stream) {
-  using S = warps_reduce_shape<T>;
-  using Results = store_results<T, scan_op<T, OP>>;
-  constexpr auto kernel = segreduce_warps<T, OP, Results>;
-  gpu_status direct_status = GPU_OK;
-  if (segreduce_direct_launch<T, OP>(fn, in, offsets, nseg, n_max, out, stream, &direct_status)) return direct_status;
-  const unsigned resident = resident_blocks<kernel>(S::threads, S::smem);
-  const uint64_t steps = (n_max + S::step - 1) / S::step;
-  const uint64_t needed = (steps + S::warps - 1) / S::warps;
-  const unsigned grid = unsigned(needed == 0 ? 1 : needed < resident ? needed : resident);
-  const uint64_t grid_warps = uint64_t(resident) * S::warps;
+/* One launch of a gpu_segreduce kernel, launch(lb, bad), with what it
+ * needs around it: the deferred word for malformed offsets, the look-back
+ * state for `grid` blocks (extra_words after it, at *extra; `takes` from
+ * its counter), and the verdict after. */
+template <typename T, typename Launch>
+gpu_status segreduce_launch_checked(const char *fn, cudaStream_t stream, unsigned grid, size_t extra_words,
+                                   uint64_t takes, uint64_t **extra, const char *kernel_name, Launch &&launch) {
   offsets_table check;
   gpu_status s = prepare_offsets_check_only(fn, stream, &check);
   lookback_args lb;
   gp_tilestate ts{};
-  const uint64_t takes = !S::by_index && grid > 1 ? grid : 0;
-  if (s == GPU_OK) s = prepare_lookback<seg_pair<T>>(fn, grid, 0, takes, &lb, &ts, nullptr);
+  if (s == GPU_OK) s = prepare_lookback<seg_pair<T>>(fn, grid, extra_words, takes, &lb, &ts, extra);
   if (s == GPU_OK) {
-    kernel<<<grid, S::threads, S::smem, stream>>>(in, offsets, nseg, n_max, grid_warps, aligned16(in), lb,
-                                            check.bad, Results{out});
-    s = check_launch(fn, "segreduce_warps");
+    launch(lb, check.bad);
+    s = check_launch(fn, kernel_name);
     gpu_status r = gp_tilestate_release(fn, &ts);
     if (s == GPU_OK) s = r;
   }
@@ -413,6 +359,57 @@ gpu_status segreduce_by_warps(const char *fn, const T *in, const int64_t *offset
     if (s == GPU_OK) s = f;
   }
   return s;
+}
+
+/* Whether gpu_segreduce over nseg segments runs segreduce_direct on its
+ * resident grid of `grid` blocks (a quarter of them helpers), and with
+ * what arguments. */
+template <typename T> bool plan_direct(uint64_t nseg, unsigned grid, direct_args *da) {
+  using D = direct_shape<T>;
+  const unsigned helpers = grid / 4 > 0 ? grid / 4 : 1;
+  if (GP_SEGREDUCE_DIRECT == 0 || grid <= helpers || nseg < GP_SEGREDUCE_DIRECT_MIN_SEGMENTS) return false;
+  *da = direct_args{};
+  da->groups = grid - helpers;
+  da->per = (nseg + da->groups - 1) / da->groups;
+  da->n_direct = uint64_t(da->groups) * D::cap / 2;
+  return da->per <= D::max_group;
+}
+
+/* gpu_segreduce by segreduce_direct where plan_direct says so, else by
+ * segreduce_warps: n = offsets[nseg], at most n_max (the elements in
+ * holds), is known only on the device. segreduce_warps' grid: the resident
+ * blocks, fewer where n_max needs fewer; the chunks are cut for the
+ * resident grid's warps whatever the launch, so results depend on n only. */
+template <typename T, gpu_op OP>
+gpu_status segreduce_by_warps(const char *fn, const T *in, const int64_t *offsets, uint64_t nseg, uint64_t n_max,
+                              T *out, cudaStream_t stream) {
+  using S = warps_reduce_shape<T>;
+  using Results = store_results<T, scan_op<T, OP>>;
+  if constexpr (GP_SEGREDUCE_DIRECT != 0) {
+    constexpr auto direct = segreduce_direct<T, OP, Results>;
+    const unsigned grid = resident_blocks<direct>(S::threads, S::smem);
+    direct_args da;
+    if (plan_direct<T>(nseg, grid, &da))
+      return segreduce_launch_checked<T>(fn, stream, grid, 1, da.groups, &da.heavy, "segreduce_direct",
+                                         [&](const lookback_args &lb, unsigned *bad) {
+                                           direct<<<grid, S::threads, S::smem, stream>>>(
+                                               in, offsets, nseg, n_max, uint64_t(grid) * S::warps, aligned16(in),
+                                               lb, bad, Results{out}, da);
+                                         });
+  }
+  constexpr auto kernel = segreduce_warps<T, OP, Results>;
+  const unsigned resident = resident_blocks<kernel>(S::threads, S::smem);
+  const uint64_t steps = (n_max + S::step - 1) / S::step;
+  const uint64_t needed = (steps + S::warps - 1) / S::warps;
+  const unsigned grid = unsigned(needed == 0 ? 1 : needed < resident ? needed : resident);
+  const uint64_t grid_warps = uint64_t(resident) * S::warps;
+  const uint64_t takes = !S::by_index && grid > 1 ? grid : 0;
+  return segreduce_launch_checked<T>(fn, stream, grid, 0, takes, nullptr, "segreduce_warps",
+                                     [&](const lookback_args &lb, unsigned *bad) {
+                                       kernel<<<grid, S::threads, S::smem, stream>>>(
+                                           in, offsets, nseg, n_max, grid_warps, aligned16(in), lb, bad,
+                                           Results{out});
+                                     });
 }
 
 /* Scans over offsets by segscan_blocked with at most this many tiles find

@@ -76,7 +76,7 @@ struct lookback_layout {
   uint32_t levels;
   uint64_t entries;
 };
-inline lookback_layout lookback_plan(uint32_t tiles) {
+__host__ __device__ inline lookback_layout lookback_plan(uint32_t tiles) {
   lookback_layout l{1, 0};
   while ((uint64_t(1) << (LOOKBACK_RADIX_BITS * l.levels)) < tiles) l.levels++;
   l.entries = level_offset(tiles, l.levels);

@@ -107,8 +107,7 @@ __device__ __noinline__ void helpers_reduce(const T *in, const int64_t *offsets,
                                             unsigned *bad, Epilogue epilogue) {
   using S = warps_reduce_shape<T>;
   lb.tiles = gridDim.x - groups;
-  lb.levels = 1;
-  while ((uint64_t(1) << (LOOKBACK_RADIX_BITS * lb.levels)) < lb.tiles) lb.levels++;
+  lb.levels = lookback_plan(lb.tiles).levels; /* the helpers' entries: fewer than the grid's */
   const heavy_group_results<T, Epilogue> results{epilogue, offsets, nseg, clamp_offset(offsets[nseg], n_max), per};
   segreduce_warps_block<T, OP>(in, offsets, nseg, n_max, uint64_t(lb.tiles) * S::warps, vector_ok, lb,
                                blockIdx.x - groups, bad, results, [](uint64_t) { return false; });

@@ -135,7 +135,7 @@ template <int ITEMS> __device__ inline bool lane_copies(uint64_t base, uint64_t 
 
 /* The kernel's work for block `block` of a grid of grid_warps warps (its
  * chunks and its look-back entry), in a function so that
- * segreduce_direct (below) runs it too. direct(n), asked once n is known
+ * segreduce_direct (segreduce_direct.cuh) runs it too. direct(n), asked once n is known
  * and before anything is written or copied (uniform over the block: it
  * depends on n only): true stops the block there, and the function
  * returns true (segreduce_direct then reduces the block's segments its own
