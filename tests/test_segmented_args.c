@@ -332,6 +332,12 @@ START_TEST(segmented_malformed_offsets_large) {
 }
 END_TEST
 
+/* The same at 2^16 elements in segments of 64 (1024 segments): on CUDA
+ * gpu_segreduce runs segreduce_direct there, whose group blocks check the
+ * offsets they hold instead of the warps' windows. */
+START_TEST(segmented_malformed_offsets_direct) { malformed_offsets_large(64, (size_t)1 << 16, true); }
+END_TEST
+
 /* The same in runs of more tiles than the CUDA backend walks, where each
  * block builds its run's table and checks the offsets it spans (segments
  * of 64; test_segmented.c's "runs" case). */
@@ -387,6 +393,7 @@ void segmented_add_argument_tests(TCase *tc) {
   tcase_add_test(tc, segmented_bad_arguments);
   tcase_add_test(tc, segmented_malformed_offsets);
   tcase_add_loop_test(tc, segmented_malformed_offsets_large, 0, 2);
+  tcase_add_test(tc, segmented_malformed_offsets_direct);
   tcase_add_test(tc, segmented_reduce_n_from_offsets);
 }
 
