@@ -371,7 +371,7 @@ template <typename T> bool plan_direct(uint64_t nseg, unsigned grid, direct_args
   *da = direct_args{};
   da->groups = grid - helpers;
   da->per = (nseg + da->groups - 1) / da->groups;
-  da->n_direct = uint64_t(da->groups) * D::cap / 2;
+  da->n_direct = uint64_t(da->groups) * D::n_direct_per_group;
   return da->per <= D::max_group;
 }
 

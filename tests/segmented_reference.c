@@ -7,8 +7,8 @@
 #include "test_util.h"
 
 const char *seg_kind_name(seg_kind k) {
-  static const char *names[] = {"tiny", "huge", "mixed", "single", "unit", "bursts", "skewed"};
-  return k < SEG_KINDS ? names[k] : "?";
+  static const char *names[] = {"tiny", "huge", "mixed", "single", "unit", "bursts", "skewed", "?", "mean"};
+  return k <= SEG_MEAN ? names[k] : "?";
 }
 
 typedef struct {
@@ -84,6 +84,16 @@ static void push_lengths(offset_list *l, size_t n, seg_kind kind) {
   }
 }
 
+/* The segmentation of the offsets in l (which it takes), with its heads. */
+static segmentation seg_from_list(offset_list *l, size_t n) {
+  segmentation s = {n, l->len - 1, l->v, tu_xmalloc(n)};
+  memset(s.heads, 0, n);
+  for (size_t i = 0; i < s.nseg; i++)
+    if ((size_t)s.offsets[i] < n) s.heads[s.offsets[i]] = (uint8_t)(1 + tu_below(255));
+  if (n) s.heads[0] = (uint8_t)tu_below(256); /* ignored: zero or not */
+  return s;
+}
+
 segmentation seg_make(seg_kind kind, size_t n) {
   offset_list l = {0};
   push(&l, 0);
@@ -110,15 +120,22 @@ segmentation seg_make(seg_kind kind, size_t n) {
     case SEG_SKEWED: push_skewed(&l, n); break;
     case SEG_UNIT:
     case SEG_KINDS:
+    case SEG_MEAN:
       for (size_t i = 1; i <= n; i++) push(&l, i);
       break;
   }
-  segmentation s = {n, l.len - 1, l.v, tu_xmalloc(n)};
-  memset(s.heads, 0, n);
-  for (size_t i = 0; i < s.nseg; i++)
-    if ((size_t)s.offsets[i] < n) s.heads[s.offsets[i]] = (uint8_t)(1 + tu_below(255));
-  if (n) s.heads[0] = (uint8_t)tu_below(256); /* ignored: zero or not */
-  return s;
+  return seg_from_list(&l, n);
+}
+
+segmentation seg_make_mean(size_t n, size_t mean, size_t long_every) {
+  offset_list l = {0};
+  push(&l, 0);
+  for (size_t pos = 0, k = 1; pos < n; k++) {
+    const size_t len = long_every && k % long_every == 0 ? 1 + tu_below(25000) : tu_below(2 * mean + 1);
+    pos += len < n - pos ? len : n - pos;
+    push(&l, pos);
+  }
+  return seg_from_list(&l, n);
 }
 
 void seg_free(segmentation *s) {

@@ -19,7 +19,8 @@ typedef enum {
   SEG_UNIT,   /* n segments of one element */
   SEG_BURSTS, /* stretches of thousands of elements in segments of 0-2, between stretches of segments of 16-48 */
   SEG_SKEWED, /* n / 64 segments of 0-64 elements around one that holds the rest (about half): a short mean, one giant */
-  SEG_KINDS
+  SEG_KINDS,
+  SEG_MEAN    /* not in the loops over kinds: seg_make_mean's lengths */
 } seg_kind;
 const char *seg_kind_name(seg_kind k);
 
@@ -32,6 +33,9 @@ typedef struct {
   uint8_t *heads;
 } segmentation;
 segmentation seg_make(seg_kind kind, size_t n);
+/* Lengths uniform in [0, 2 mean], and every long_every-th (0: none) a long
+ * one of 1..25000 elements (kind SEG_MEAN). */
+segmentation seg_make_mean(size_t n, size_t mean, size_t long_every);
 void seg_free(segmentation *s);
 
 /* out as gpu_segscan_offsets defines it; scale[i] (if not NULL) as ref_scan's,

@@ -81,8 +81,9 @@ typedef struct {
   uint8_t *heads, *heads_base;
 } dseg;
 
-static dseg dseg_make(seg_kind kind, size_t n, size_t shift) {
-  dseg d = {seg_make(kind, n), kind, NULL, NULL, NULL, NULL};
+static dseg dseg_upload(segmentation h, seg_kind kind, size_t shift) {
+  const size_t n = h.n;
+  dseg d = {h, kind, NULL, NULL, NULL, NULL};
   d.offsets_base = tu_alloc((d.h.nseg + 1 + shift) * sizeof(int64_t));
   d.heads_base = tu_alloc(n + shift + 1);
   d.offsets = d.offsets_base + shift;
@@ -91,6 +92,8 @@ static dseg dseg_make(seg_kind kind, size_t n, size_t shift) {
   tu_upload(d.heads, d.h.heads, n);
   return d;
 }
+
+static dseg dseg_make(seg_kind kind, size_t n, size_t shift) { return dseg_upload(seg_make(kind, n), kind, shift); }
 
 /* Checks that no call changed the segmentation, then frees it. */
 static void dseg_free(dseg *d) {
@@ -263,6 +266,31 @@ START_TEST(segmented_design_sizes) {
 }
 END_TEST
 
+/* The reduce where groups of consecutive segments hold more elements than
+ * one window of a block's shared memory: on the CUDA backend
+ * segreduce_direct takes those in several windows in turn (mean segments
+ * of at most 512, n up to about 2.4M 4-byte or 1.6M 8-byte elements on the
+ * H200), long segments across windows, and with segments of up to 25000
+ * some groups beyond its cap (left to the helpers); from in aligned and
+ * not (shift 1: copies element by element). */
+START_TEST(segmented_reduce_windows) {
+  static const size_t sizes[] = {1500007, 2400001}, means[] = {64, 400};
+  static const gpu_dtype types[] = {GPU_I32, GPU_F32, GPU_F64};
+  const size_t nsizes = tu_quick() ? 1 : 2;
+  buffers b = make_buffers(sizes[nsizes - 1]);
+  size_t trial = 0;
+  for (size_t si = 0; si < nsizes; si++)
+    for (size_t mi = 0; mi < 2; mi++)
+      for (size_t long_every = 0; long_every <= 40; long_every += 40) {
+        dseg d = dseg_upload(seg_make_mean(sizes[si], means[mi], long_every), SEG_MEAN, 0);
+        for (size_t ti = 0; ti < 3; ti++, trial++)
+          check_segreduce(&b, &d, types[ti], (trial / 3) % 2 ? GPU_MAX : GPU_ADD, trial % 2, trial);
+        dseg_free(&d);
+      }
+  free_buffers(&b);
+}
+END_TEST
+
 /* Inputs of many tiles a block on the CUDA backend (its scans by runs of
  * tiles, seg_runs, from about 2^22 elements; fewer than two tiles a run
  * below): every kind of segmentation, so that segments reach into a run
@@ -409,6 +437,7 @@ static Suite *segmented_suite(void) {
   tcase_add_test(sizes, segmented_misaligned);
   tcase_add_test(sizes, segmented_float_determinism);
   tcase_add_test(long_runs, segmented_long_runs);
+  tcase_add_test(long_runs, segmented_reduce_windows);
   suite_add_tcase(s, args);
   suite_add_tcase(s, combos);
   suite_add_tcase(s, sizes);

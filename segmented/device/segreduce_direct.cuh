@@ -23,11 +23,14 @@
  *     every block runs segreduce_warps_block as segreduce_warps would, for
  *     this grid's warps; the group offsets were read for nothing.
  *   - else "direct": a group block whose elements number at most cap
- *     ("light") copies them into shared memory and reduces its segments
- *     there (reduce_group: a warp a segment where it holds at most 8, else
- *     one block scan of (value, start) pairs; fixed trees, so the bits
- *     depend on the segment's values and the group's start only) and
- *     writes their results. One
+ *     (eight windows of 16 a thread; "light") brings them into shared
+ *     memory by cp.async a window at a time, the next window's copies in
+ *     flight while it scans one (reduce_group: a warp a segment where the
+ *     group is one window of at most 8 segments and 1024 elements, else a
+ *     block scan of (value, start) pairs a window, carried from window to
+ *     window; fixed trees, so the bits depend on the segments' values and
+ *     the group's start only) and writes their results. n_direct keeps
+ *     the mean group at four windows or fewer (a round trip each). One
  *     whose group holds more ("heavy": long or skewed segments) marks the
  *     launch heavy (a word tagged with the launch's epoch) and writes
  *     nothing. Each group block then counts itself on the launch's counter.
@@ -40,8 +43,10 @@
  * is checked (each group block checks its own, the ends shared with its
  * neighbours) and clamped into [0, n] before use.
  *
- * Measured (bench/NOTES.md, h200_seg_direct_s31.txt; GPU time): segments
- * of 4 and 64 at 2^16-2^18 14-51% faster than segreduce_warps alone;
+ * Measured (bench/NOTES.md, h200_seg_direct_s31.txt, h200_seg_windows_s32.txt;
+ * GPU time): segments of 4 and 64 at 2^16-2^18 14-51% faster than
+ * segreduce_warps alone; windows (session 32): segments of 64 at 2^20 /
+ * 2^21 22% / 15% faster, and the copies by cp.async 3-9% at 2^16-2^18;
  * where the launch is not direct, segreduce_warps' code ran 6-12% slower
  * in this kernel at 2^16-2^21 with segments of 4096 (17-501 segments), so
  * the host takes this kernel from 512 segments only.
@@ -52,22 +57,52 @@
 
 namespace gp {
 
+/* Windows of span elements a light group may take, in turn (two buffers,
+ * one window's copies in flight while the other is scanned, where more
+ * than one). 8 (session 32): groups of short segments with a few of
+ * thousands among them stay light. */
+#ifndef GP_SEGREDUCE_DIRECT_WINDOWS
+#define GP_SEGREDUCE_DIRECT_WINDOWS 8
+#endif
+
+/* The windows a light group holds on average at most: a launch goes
+ * direct only where n is at most groups x this many windows / 2 (and the
+ * cap): long groups cost a block a round trip a window each. 4 (session
+ * 32, h200_seg_windows_s32.txt): segments of 64 at 2^20 / 2^21 22% / 15%
+ * faster than one window; 8 (to 2^22) 5% faster there for i32, f64 6%
+ * slower at 2^21. Segments of 4096 (a mean limit of 8192, from 16
+ * segments) were 26-90% slower at 2^16-2^21: the longest segment of a
+ * group, geometric lengths, takes several windows in turn. */
+#ifndef GP_SEGREDUCE_DIRECT_GROUP_WINDOWS
+#define GP_SEGREDUCE_DIRECT_GROUP_WINDOWS 4
+#endif
+
+/* The mean segment above which no launch goes direct. */
+#ifndef GP_SEGREDUCE_DIRECT_MEAN
+#define GP_SEGREDUCE_DIRECT_MEAN 512
+#endif
+
 /* A light group's elements: at most cap, so that with the 16-byte
- * rounding before them they fit `span` = 16 a thread; and the mean segment
- * length above which no launch goes direct. */
+ * rounding before them they fit `windows` windows of `span` = 16 a
+ * thread; and the mean segment length above which no launch goes direct. */
 template <typename T> struct direct_shape {
   using S = warps_reduce_shape<T>;
-  static constexpr int items = 16;                      /* a thread's, in the group's scan */
+  static constexpr int items = 16;                      /* a thread's, in a window's scan */
   static constexpr uint64_t span = uint64_t(S::threads) * items;
-  static constexpr uint64_t cap = span - S::vec;
+  static constexpr uint64_t windows = GP_SEGREDUCE_DIRECT_WINDOWS;
+  static constexpr uint64_t buffers = windows > 1 ? 2 : 1;
+  static constexpr uint64_t cap = windows * span - S::vec;
   static constexpr uint64_t max_group = S::threads - 1; /* per + 1 offsets, one a thread */
-  static constexpr uint64_t mean = 512;
+  static constexpr uint64_t mean = GP_SEGREDUCE_DIRECT_MEAN;
+  static constexpr uint64_t group_mean_cap = uint64_t(GP_SEGREDUCE_DIRECT_GROUP_WINDOWS) * span - S::vec;
+  static constexpr uint64_t n_direct_per_group = (group_mean_cap < cap ? group_mean_cap : cap) / 2;
   /* The stages' bytes in a direct launch (nothing is copied there then):
-   * the values (swizzled), their start bits, the warps' aggregates, and
-   * the group's offsets at the end. */
-  static constexpr size_t bits_at = span * sizeof(T);
+   * the buffers of values (swizzled), a window's start bits, the warps'
+   * aggregates, and the group's offsets at the end. */
+  static constexpr size_t bits_at = buffers * span * sizeof(T);
   static constexpr size_t aggs_at = bits_at + span / 8;
   static constexpr size_t raw_at = S::smem - (max_group + 1) * sizeof(int64_t);
+  static_assert(windows >= 1, "a group takes one window at least");
   static_assert(aggs_at + S::warps * sizeof(seg_pair<T>) <= raw_at, "the stages are too small for a group");
 };
 
@@ -113,14 +148,59 @@ __device__ __noinline__ void helpers_reduce(const T *in, const int64_t *offsets,
                                blockIdx.x - groups, bad, results, [](uint64_t) { return false; });
 }
 
-/* A light group's results from its elements in shared memory (buf,
- * swizzled, from a0) and its offsets (raw): a warp a segment where the
- * group holds at most one a warp, else one scan of (value, start) pairs
- * over the block, 16 consecutive items a thread, and each segment's result
- * at its last element. */
+/* A light group's window [wb, wb + wl) of its elements (wb - a0 a
+ * multiple of span) into buf, swizzled, by cp.async: 16-byte chunks where
+ * in is aligned (a0, and so wb, is then a multiple of VEC), single
+ * elements for the rest. One commit group a window. */
+template <typename T>
+__device__ inline void stage_window(T *buf, const T *in, uint64_t wb, uint64_t wl, bool vector_ok) {
+  using S = warps_reduce_shape<T>;
+  constexpr int VEC = S::vec;
+  const uint32_t chunks = vector_ok ? uint32_t(wl / VEC) : 0;
+  for (uint32_t c = threadIdx.x; c < chunks; c += S::threads)
+    copy_async(reinterpret_cast<vec16<T, VEC> *>(buf + swizzled<VEC>(c * VEC)),
+               reinterpret_cast<const vec16<T, VEC> *>(in + wb + c * VEC));
+  for (uint32_t i = chunks * VEC + threadIdx.x; i < wl; i += S::threads) copy_async(buf + swizzled<VEC>(i), in + wb + i);
+  copy_async_commit();
+}
+
+/* Segment j of a group, its offsets (raw) clamped into [0, n], then into
+ * the group's [a, end]: [*s, *e). */
+__device__ inline void group_segment(const int64_t *raw, uint64_t j, uint64_t n, uint64_t a, uint64_t end,
+                                     uint64_t *s, uint64_t *e) {
+  uint64_t x = clamp_offset(raw[j], n), y = clamp_offset(raw[j + 1], n);
+  x = x < a ? a : x > end ? end : x;
+  *s = x;
+  *e = y < x ? x : y > end ? end : y;
+}
+
+/* A light group of few short segments in one window (buf, from a0): a
+ * warp a segment. */
 template <typename T, gpu_op OP, typename Epilogue>
-__device__ inline void reduce_group(unsigned char *stages, const int64_t *raw, uint64_t count, uint64_t n, uint64_t a,
-                                    uint64_t end, uint64_t a0, uint64_t g0, Epilogue &epilogue) {
+__device__ inline void reduce_group_by_warps(const T *buf, const int64_t *raw, uint64_t count, uint64_t n, uint64_t a,
+                                             uint64_t end, uint64_t a0, uint64_t g0, Epilogue &epilogue) {
+  using Base = scan_op<T, OP>;
+  constexpr int VEC = warps_reduce_shape<T>::vec;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  if (uint64_t(warp) >= count) return;
+  uint64_t s, e;
+  group_segment(raw, warp, n, a, end, &s, &e);
+  T v = Base::neutral();
+  for (uint64_t i = s + lane; i < e; i += 32) v = Base::apply(v, buf[swizzled<VEC>(uint32_t(i - a0))]);
+  v = warp_reduce<Base>(v);
+  if (lane == 0) epilogue(g0 + warp, v, s >= e);
+}
+
+/* One window [wb, wb + wl) of a light group in the stages (buf, swizzled):
+ * one scan of (value, start) pairs over the block, 16 consecutive items a
+ * thread, after `carry` (the group's fold before wb, uniform; the fold
+ * through the window on return), and the results of the segments whose
+ * last element lies in the window (the empty ones' with the first
+ * window). Barriers inside; buf holds the inclusive scan after. */
+template <typename T, gpu_op OP, typename Epilogue>
+__device__ inline void scan_window(T *buf, unsigned char *stages, const int64_t *raw, uint64_t count, uint64_t n,
+                                   uint64_t a, uint64_t end, uint64_t wb, uint64_t wl, uint64_t g0,
+                                   bool first, seg_pair<T> &carry, Epilogue &epilogue) {
   using S = warps_reduce_shape<T>;
   using D = direct_shape<T>;
   using Base = scan_op<T, OP>;
@@ -128,32 +208,14 @@ __device__ inline void reduce_group(unsigned char *stages, const int64_t *raw, u
   using Op = seg_op<T, OP>;
   constexpr int VEC = S::vec, WARPS = S::warps, ITEMS = D::items;
   const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
-  T *const buf = reinterpret_cast<T *>(stages);
-  auto bounds = [&](uint64_t j, uint64_t *s, uint64_t *e) { /* segment j clamped into [a, end] */
-    uint64_t x = clamp_offset(raw[j], n), y = clamp_offset(raw[j + 1], n);
-    x = x < a ? a : x > end ? end : x;
-    *s = x;
-    *e = y < x ? x : y > end ? end : y;
-  };
-  if (count <= uint64_t(WARPS)) {
-    if (uint64_t(warp) < count) {
-      uint64_t s, e;
-      bounds(warp, &s, &e);
-      T v = Base::neutral();
-      for (uint64_t i = s + lane; i < e; i += 32) v = Base::apply(v, buf[swizzled<VEC>(uint32_t(i - a0))]);
-      v = warp_reduce<Base>(v);
-      if (lane == 0) epilogue(g0 + warp, v, s >= e);
-    }
-    return;
-  }
   uint32_t *const bits = reinterpret_cast<uint32_t *>(stages + D::bits_at);
   P *const aggs = reinterpret_cast<P *>(stages + D::aggs_at);
   for (uint32_t k = t; k < D::span / 32; k += S::threads) bits[k] = 0;
   __syncthreads();
   for (uint64_t j = t; j < count; j += S::threads) {
     uint64_t s, e;
-    bounds(j, &s, &e);
-    if (s < e) atomicOr(&bits[(s - a0) / 32], 1u << ((s - a0) % 32));
+    group_segment(raw, j, n, a, end, &s, &e);
+    if (s < e && s >= wb && s - wb < wl) atomicOr(&bits[(s - wb) / 32], 1u << ((s - wb) % 32));
   }
   __syncthreads();
   T x[ITEMS];
@@ -176,8 +238,9 @@ __device__ inline void reduce_group(unsigned char *stages, const int64_t *raw, u
   const P warp_total = warp_last<false>(incl);
   if (lane == 0) aggs[warp] = warp_total;
   __syncthreads();
-  P before = Op::neutral();
+  P before = carry;
   for (int k = 0; k < warp; k++) before = Op::apply(before, aggs[k]);
+  for (int k = 0; k < WARPS; k++) carry = Op::apply(carry, aggs[k]);
   T v = Op::apply(before, warp_exclusive_from_inclusive<Op, false>(incl, lane)).value;
 #pragma unroll
   for (int c = 0; c < ITEMS / VEC; c++) {
@@ -193,8 +256,61 @@ __device__ inline void reduce_group(unsigned char *stages, const int64_t *raw, u
   __syncthreads();
   for (uint64_t j = t; j < count; j += S::threads) {
     uint64_t s, e;
-    bounds(j, &s, &e);
-    epilogue(g0 + j, s < e ? buf[swizzled<VEC>(uint32_t(e - 1 - a0))] : Base::identity(), s >= e);
+    group_segment(raw, j, n, a, end, &s, &e);
+    if (s >= e) {
+      if (first) epilogue(g0 + j, Base::identity(), true);
+    } else if (e - 1 >= wb && e - 1 - wb < wl) {
+      epilogue(g0 + j, buf[swizzled<VEC>(uint32_t(e - 1 - wb))], false);
+    }
+  }
+}
+
+/* A light group's results: its elements [a, end) in windows of span from
+ * a0 (a rounded down to whole 16-byte chunks where in is aligned), two
+ * buffers, the next window's copies in flight while one is scanned; a
+ * warp a segment instead where the group is one window of at most 8
+ * segments and 1024 elements. */
+template <typename T, gpu_op OP, typename Epilogue>
+__device__ inline void reduce_group(unsigned char *stages, const T *in, bool vector_ok, const int64_t *raw,
+                                    uint64_t count, uint64_t n, uint64_t a, uint64_t end, uint64_t g0,
+                                    Epilogue &epilogue) {
+  using S = warps_reduce_shape<T>;
+  using D = direct_shape<T>;
+  using P = seg_pair<T>;
+  using Op = seg_op<T, OP>;
+  constexpr int VEC = S::vec;
+  const uint64_t a0 = vector_ok ? a / VEC * VEC : a;
+  const uint64_t windows = end - a0 > D::span ? (end - a0 + D::span - 1) / D::span : 1; /* (one for empty segments) */
+  auto window = [&](uint64_t k, uint64_t *wb) {
+    *wb = a0 + k * D::span;
+    return end - *wb < D::span ? end - *wb : D::span;
+  };
+  auto buffer = [&](uint64_t k) { return reinterpret_cast<T *>(stages) + (k % D::buffers) * D::span; };
+  for (uint64_t k = 0; k < windows && k < D::buffers; k++) {
+    uint64_t wb;
+    const uint64_t wl = window(k, &wb);
+    stage_window(buffer(k), in, wb, wl, vector_ok);
+  }
+  if (windows == 1 && count <= uint64_t(S::warps) && end - a <= 1024) {
+    copy_async_wait<0>();
+    __syncthreads();
+    reduce_group_by_warps<T, OP>(buffer(0), raw, count, n, a, end, a0, g0, epilogue);
+    return;
+  }
+  P carry = Op::neutral();
+  for (uint64_t k = 0; k < windows; k++) {
+    if (D::buffers > 1 && k + 1 < windows) copy_async_wait<1>();
+    else copy_async_wait<0>();
+    /* (scan_window's first barrier makes the window's copies visible) */
+    uint64_t wb;
+    const uint64_t wl = window(k, &wb);
+    scan_window<T, OP>(buffer(k), stages, raw, count, n, a, end, wb, wl, g0, k == 0, carry, epilogue);
+    if (k + D::buffers < windows) {
+      __syncthreads(); /* every thread's reads of the results from this buffer */
+      uint64_t nb;
+      const uint64_t nl = window(k + D::buffers, &nb);
+      stage_window(buffer(k + D::buffers), in, nb, nl, vector_ok);
+    }
   }
 }
 
@@ -204,7 +320,6 @@ __global__ void __launch_bounds__(warps_reduce_shape<T>::threads, warps_reduce_s
                      bool vector_ok, lookback_args lb, unsigned *bad, Epilogue epilogue, direct_args da) {
   using S = warps_reduce_shape<T>;
   using D = direct_shape<T>;
-  constexpr int VEC = S::vec;
   extern __shared__ __align__(128) unsigned char warp_stages[];
   const int t = threadIdx.x;
   const bool owner = blockIdx.x < da.groups;
@@ -250,17 +365,7 @@ __global__ void __launch_bounds__(warps_reduce_shape<T>::threads, warps_reduce_s
       atomicAdd(lb.counter, 1ull);
     }
     if (heavy || count == 0) return;
-    /* The group's elements [a, end) into the stages, swizzled, from a0 (a
-     * rounded down to whole 16-byte chunks where in is aligned). */
-    T *const buf = reinterpret_cast<T *>(warp_stages);
-    const uint64_t end = a + elements, a0 = vector_ok ? a / VEC * VEC : a, span = end - a0;
-    const uint64_t chunks = vector_ok ? span / VEC : 0; /* whole chunks; the rest one by one */
-    for (uint64_t c = t; c < chunks; c += S::threads)
-      *reinterpret_cast<vec16<T, VEC> *>(buf + swizzled<VEC>(uint32_t(c * VEC))) =
-          *reinterpret_cast<const vec16<T, VEC> *>(in + a0 + c * VEC);
-    for (uint64_t i = chunks * VEC + t; i < span; i += S::threads) buf[swizzled<VEC>(uint32_t(i))] = in[a0 + i];
-    __syncthreads();
-    reduce_group<T, OP>(warp_stages, raw, count, n, a, end, a0, g0, epilogue);
+    reduce_group<T, OP>(warp_stages, in, vector_ok, raw, count, n, a, elements + a, g0, epilogue);
     return;
   }
 
