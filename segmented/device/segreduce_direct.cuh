@@ -280,7 +280,7 @@ __device__ inline void reduce_group(unsigned char *stages, const T *in, bool vec
   using Op = seg_op<T, OP>;
   constexpr int VEC = S::vec;
   const uint64_t a0 = vector_ok ? a / VEC * VEC : a;
-  const uint64_t windows = end - a0 > D::span ? (end - a0 + D::span - 1) / D::span : 1; /* (one for empty segments) */
+  const uint64_t windows = end > a0 ? (end - a0 + D::span - 1) / D::span : 1; /* (one for empty segments) */
   auto window = [&](uint64_t k, uint64_t *wb) {
     *wb = a0 + k * D::span;
     return end - *wb < D::span ? end - *wb : D::span;
@@ -299,7 +299,7 @@ __device__ inline void reduce_group(unsigned char *stages, const T *in, bool vec
   }
   P carry = Op::neutral();
   for (uint64_t k = 0; k < windows; k++) {
-    if (D::buffers > 1 && k + 1 < windows) copy_async_wait<1>();
+    if (k + 1 < windows) copy_async_wait<1>(); /* (never with one buffer: one window then) */
     else copy_async_wait<0>();
     /* (scan_window's first barrier makes the window's copies visible) */
     uint64_t wb;
