@@ -85,16 +85,6 @@ namespace gp {
 #define GP_SEGREDUCE_WARPS_STRIPED 1
 #endif
 
-/* Where the speculative search (4-byte types) learns that n gives a warp
- * more than one step: 1 (default) retarget it to the chunk of `per` steps,
- * its first round's probes reused (first_beyond_two_reads' go_on), the
- * copies after the search; 2: the copies issued at the retargeting, ahead
- * of the search's later rounds; 0: give up and search again from the
- * start (one round trip more). */
-#ifndef GP_SEGREDUCE_WARPS_REBOUND
-#define GP_SEGREDUCE_WARPS_REBOUND 1
-#endif
-
 /* Bytes of consecutive items a lane takes a step for 8-byte types (4-byte
  * types: 64, 16 items). 128 (16 items) halves the steps of 64 bytes, and
  * their fixed costs: f64 at 2^28 with segments of 64 ran at 0.64 -> 0.83
@@ -176,7 +166,6 @@ __device__ __forceinline__ bool segreduce_warps_block(const T *in, const int64_t
    * blocks by index) ptxas spilled 12-32 bytes and f64 ran 2-7% slower at
    * 2^20-2^28 (h200_segreduce_warps_ab.txt, session 22, calls 1-3). */
   constexpr bool SPECULATE = !S::wide;
-  constexpr int REBOUND = GP_SEGREDUCE_WARPS_REBOUND;
   __shared__ int64_t s_offsets_cache[WARPS][CACHE ? 64 : 1];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const uint64_t w = uint64_t(block) * WARPS + warp;
@@ -241,10 +230,9 @@ __device__ __forceinline__ bool segreduce_warps_block(const T *in, const int64_t
    * past n stops there, copies and searches nothing more); offsets are compared
    * clamped into [0, n_max], not [0, n], which gives the same answer
    * wherever one is used (for a bound below n; at n the window runs to
-   * nseg). Where n is larger it retargets the search to chunks of `per`
-   * steps after the first round (whose probes serve any bounds), the copies
-   * after the search, whose probes would queue behind every warp's first
-   * steps (GP_SEGREDUCE_WARPS_REBOUND). */
+   * nseg). Where n is larger it gives up after the first round and starts
+   * again with chunks of `per` steps, the copies after the search, whose
+   * probes would queue behind every warp's first steps. */
   uint64_t lo = 1, hi = nseg + 1, cache_base = NONE;
   int64_t below_lo = offset0_raw;
   int64_t *const cache = CACHE ? s_offsets_cache[warp] : nullptr;
@@ -257,32 +245,13 @@ __device__ __forceinline__ bool segreduce_warps_block(const T *in, const int64_t
   uint64_t c1 = c0 + STEP < n_max ? c0 + STEP : n_max;
   fetch_src = in + c0;
   fetch_left = c1 - c0;
-  /* The chunks where n gives a warp more than one step: `per` steps each. */
-  auto chunk_of_steps = [&](uint64_t n) {
-    const uint64_t steps = (n + STEP - 1) / STEP;
-    const uint64_t per = steps > grid_warps ? (steps + grid_warps - 1) / grid_warps : 1;
-    c0 = w * per < steps ? w * per * STEP : n;
-    c1 = c0 + per * STEP < n ? c0 + per * STEP : n;
-    fetch_src = in + c0;
-    fetch_left = c1 - c0;
-  };
-  bool fetched = false, retargeted = false;
+  bool fetched = false;
   if (SPECULATE && (c0 < c1 || w == 0))
     first_beyond_two_reads(offsets, 1, nseg + 1, nseg, n_max, c0, c1, lane, offset0_raw, &lo, &hi, &below_lo, cache,
-                           &cache_base, [&](uint64_t &ca, uint64_t &cb) {
+                           &cache_base, [&]() {
                              const uint64_t n = clamp_offset(n_raw, n_max);
                              if (direct(n)) return false;
-                             if (!one_step_each(n)) {
-                               if (!REBOUND) return false;
-                               chunk_of_steps(n);
-                               ca = c0, cb = c1;
-                               retargeted = true;
-                               if (REBOUND == 2) {
-                                 fetch_ahead();
-                                 fetched = true;
-                               }
-                               return c0 < c1 || w == 0;
-                             }
+                             if (!one_step_each(n)) return false;
                              fetch_left = c0 < n ? (c1 < n ? c1 : n) - c0 : 0; /* the chunk cut at n */
                              fetch_ahead();
                              fetched = true;
@@ -294,12 +263,17 @@ __device__ __forceinline__ bool segreduce_warps_block(const T *in, const int64_t
   if (SPECULATE && one_step_each(n)) {
     c0 = c0 < n ? c0 : n;
     c1 = c1 < n ? c1 : n;
-  } else if (!retargeted) {
-    chunk_of_steps(n);
+  } else {
+    const uint64_t steps = (n + STEP - 1) / STEP;
+    const uint64_t per = steps > grid_warps ? (steps + grid_warps - 1) / grid_warps : 1;
+    c0 = w * per < steps ? w * per * STEP : n;
+    c1 = c0 + per * STEP < n ? c0 + per * STEP : n;
+    fetch_src = in + c0;
+    fetch_left = c1 - c0;
     lo = 1, hi = nseg + 1, cache_base = NONE, below_lo = offset0_raw;
     if (c0 < c1 || w == 0)
       first_beyond_two_reads(offsets, 1, nseg + 1, nseg, n_max, c0, c1, lane, offset0_raw, &lo, &hi, &below_lo, cache,
-                             &cache_base, [](uint64_t &, uint64_t &) { return true; });
+                             &cache_base, []() { return true; });
   }
   if (!fetched) fetch_ahead();
   __syncwarp(); /* the cache, seen by every lane */

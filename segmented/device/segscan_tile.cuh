@@ -303,7 +303,7 @@ __device__ inline void table_entries_by_warp(const heads_from_offsets<Offset> &s
   uint64_t e0, e1, unused_base;
   int64_t unused_below;
   first_beyond_two_reads(src.offsets, lo0, hi0, lo1, hi1, src.nseg, n, c0, c1, lane, 0, &e0, &e1, &unused_below,
-                         nullptr, &unused_base, [](uint64_t &, uint64_t &) { return true; });
+                         nullptr, &unused_base, []() { return true; });
   if (lane == 0) {
     s_entries[0] = t0 >= tiles ? src.nseg : b0 == 0 ? 0 : e0;
     s_entries[1] = t1 >= tiles ? src.nseg : b1 == 0 ? 0 : e1;

@@ -161,18 +161,13 @@ __device__ inline uint64_t first_beyond(const Offset *offsets, uint64_t lo, uint
  *             the 32 entries from a. *cache_base = ~0 where no such round
  *             ran. cache: the warp's 64 words of shared memory (visible to
  *             every lane after a __syncwarp), or NULL: no cache.
- * go_on(ca, cb) runs once, after the first round's loads are issued and
- * before their values are used: for work that should queue behind them (a
+ * go_on() runs once, after the first round's loads are issued and before
+ * their values are used: for work that should queue behind them (a
  * caller's copies of its values), and to give up (false: the answers are
- * not set) or retarget where the caller learns meanwhile that it searched
- * for the wrong bounds. Retargeting (go_on sets ca and cb, true) is exact
- * where the two intervals are equal: a round's probes depend on the
- * interval only, so the first round's loads serve any bounds, and the
- * answers are those of a search for the new bounds from the start (go_on
- * does not run where no round does: lo = hi for both). Each bound has its
- * own interval, [lo_a, hi_a] for ca and [lo_b, hi_b] for cb, where its
- * answer is known to lie (the overload below: both [lo, hi]); below_lo is
- * then offsets[lo_a - 1]. */
+ * not set) where the caller learns meanwhile that it searched for the
+ * wrong bounds. Each bound has its own interval, [lo_a, hi_a] for ca and
+ * [lo_b, hi_b] for cb, where its answer is known to lie (the overload below:
+ * both [lo, hi]); below_lo is then offsets[lo_a - 1]. */
 template <typename Offset, typename GoOn>
 __device__ inline void first_beyond_two_reads(const Offset *offsets, uint64_t lo_a, uint64_t hi_a, uint64_t lo_b,
                                               uint64_t hi_b, uint64_t last, uint64_t n, uint64_t ca, uint64_t cb,
@@ -189,7 +184,7 @@ __device__ inline void first_beyond_two_reads(const Offset *offsets, uint64_t lo
     if (active_a && (pa < hi_a || (fill && pa <= last))) raw_a = int64_t(offsets[pa]);
     if (fill && pa + 32 <= last) raw_more = int64_t(offsets[pa + 32]);
     if (lo_b < hi_b && pb < hi_b) raw_b = int64_t(offsets[pb]);
-    if (first_round && !go_on(ca, cb)) return; /* (while the first probes are on their way) */
+    if (first_round && !go_on()) return; /* (while the first probes are on their way) */
     if (fill) {
       cache[lane] = raw_a;
       cache[32 + lane] = raw_more;
