@@ -141,17 +141,13 @@ START_TEST(mutated_files) {
   for (size_t k = 0; k < sizeof small_matrices / sizeof small_matrices[0]; k++) {
     char rel[256];
     snprintf(rel, sizeof rel, "matrices/%s", small_matrices[k]);
-    const char *p = tu_data_path(rel);
-    if (!p) {
-      printf("SKIPPED: %s is not in GPUPRIM_TEST_DATA\n", rel);
-      continue;
-    }
+    const char *p = tu_need_data(rel);
     char path[4096];
     snprintf(path, sizeof path, "%s", p);
     fuzz_file(path, k < 5 ? rounds : rounds / 8);
   }
-  const char *bad = tu_data_path("matrices/bad");
-  if (bad) {
+  const char *bad = tu_need_data("matrices/bad");
+  {
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", bad);
     DIR *d = opendir(dir);
@@ -227,5 +223,6 @@ static Suite *suite(void) {
 }
 
 int main(void) {
+  tu_require_data("test_mm_fuzz", "matrices");
   return tu_main(TU_THIS_BACKEND_IS_CUDA ? "test_mm_fuzz_cuda" : "test_mm_fuzz_host", TU_THIS_BACKEND_IS_CUDA, suite);
 }

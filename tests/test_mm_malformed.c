@@ -35,11 +35,7 @@ static const char *expect_refusal(const char *path, gpu_dtype vt, gpu_dtype it, 
 }
 
 START_TEST(shared_bad_files) {
-  const char *dir = tu_data_path("matrices/bad");
-  if (!dir) {
-    printf("SKIPPED: matrices/bad is not in GPUPRIM_TEST_DATA\n");
-    return;
-  }
+  const char *dir = tu_need_data("matrices/bad");
   char dir_copy[4096];
   snprintf(dir_copy, sizeof dir_copy, "%s", dir);
   DIR *d = opendir(dir_copy);
@@ -301,5 +297,6 @@ static Suite *suite(void) {
 }
 
 int main(void) {
+  tu_require_data("test_mm_malformed", "matrices");
   return tu_main(TU_THIS_BACKEND_IS_CUDA ? "test_mm_malformed_cuda" : "test_mm_malformed_host", TU_THIS_BACKEND_IS_CUDA, suite);
 }

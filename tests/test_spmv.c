@@ -75,11 +75,7 @@ static int by_name(const void *a, const void *b) {
  * each type pair (files it refuses as unsupported, like complex ones, are
  * named and passed over), multiplied and compared. */
 START_TEST(every_shared_matrix) {
-  const char *dir_path = tu_data_path("matrices");
-  if (!dir_path) {
-    printf("SKIPPED: matrices/ is not in GPUPRIM_TEST_DATA\n");
-    return;
-  }
+  const char *dir_path = tu_need_data("matrices");
   char folder[4096];
   snprintf(folder, sizeof folder, "%s", dir_path);
   DIR *dir = opendir(folder);
@@ -325,6 +321,7 @@ static Suite *suite(void) {
 }
 
 int main(void) {
+  tu_require_data("test_spmv", "matrices");
   return tu_main(TU_THIS_BACKEND_IS_CUDA ? "test_spmv_cuda" : "test_spmv_host",
                  TU_THIS_BACKEND_IS_CUDA, suite);
 }

@@ -199,11 +199,27 @@ bool tu_close(const void *a, const void *b, size_t i, gpu_dtype t, double rel, d
   return fabs(x - y) <= rel * scale;
 }
 
+static const char *data_root(void) {
+  const char *root = getenv("GPUPRIM_TEST_DATA");
+  return root && *root ? root : GPUPRIM_TEST_DATA_DEFAULT;
+}
+
 const char *tu_data_path(const char *relative) {
   static char path[4096];
-  const char *root = getenv("GPUPRIM_TEST_DATA");
-  if (!root) return NULL;
-  snprintf(path, sizeof path, "%s/%s", root, relative);
+  snprintf(path, sizeof path, "%s/%s", data_root(), relative);
   struct stat st;
   return stat(path, &st) == 0 ? path : NULL;
+}
+
+const char *tu_need_data(const char *relative) {
+  const char *p = tu_data_path(relative);
+  if (!p) ck_abort_msg("test data %s/%s is missing", data_root(), relative);
+  return p;
+}
+
+void tu_require_data(const char *suite, const char *relative) {
+  if (tu_data_path(relative)) return;
+  printf("%s: SKIPPED: no %s in the test data folder %s (set GPUPRIM_TEST_DATA)\n", suite, relative, data_root());
+  fflush(stdout);
+  exit(77);
 }

@@ -71,8 +71,14 @@ uint64_t tu_get_bits(const void *a, size_t i, gpu_dtype t);
  * within rel * scale (scale: a bound on the magnitude of what was summed). */
 bool tu_close(const void *a, const void *b, size_t i, gpu_dtype t, double rel, double scale);
 
-/* The path of a file under the shared test data (GPUPRIM_TEST_DATA), or NULL
- * when the data is absent. Returns a static buffer. */
+/* The path of a file under the test data folder (the environment's
+ * GPUPRIM_TEST_DATA, else the CMake cache variable of that name), or NULL
+ * when it is absent. Returns a static buffer. */
 const char *tu_data_path(const char *relative);
+/* The same, failing the running test where the file is absent. */
+const char *tu_need_data(const char *relative);
+/* Exits with 77 (ctest: skipped), saying why, where the suite's data is
+ * absent: a suite that needs data never passes without it. */
+void tu_require_data(const char *suite, const char *relative);
 
 #endif
