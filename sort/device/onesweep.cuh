@@ -65,6 +65,7 @@
 
 #include <cstdint>
 
+#include "core/cuda_launch.cuh"
 #include "scan/device/tile_pipeline.cuh"
 #include "sort/device/block_rank.cuh"
 #include "sort/device/radix_key.cuh"
@@ -180,10 +181,6 @@ __device__ __forceinline__ void copy_chunk(const E *src, E *dst, uint32_t count,
                                           uint32_t(VECS), t);
   else
     copy_batched<E, TILE, THREADS, 16 / sizeof(E) * 2>(src, dst, count, t);
-}
-
-__device__ __forceinline__ bool aligned16(const void *p, const void *q) {
-  return ((reinterpret_cast<uintptr_t>(p) | reinterpret_cast<uintptr_t>(q)) & 15) == 0;
 }
 
 /* Steps 1-5 (above) for one tile of a sorting launch. */
