@@ -9,11 +9,11 @@
 
 #include "core/core.h"
 #include "core/cuda_launch.cuh"
-#include "device/reference_scan.cuh"
-#include "device/scan_tile.cuh"
-#include "lookback_launch.cuh"
-#include "scan_cuda.h"
-#include "scan_tuning.h"
+#include "scan/device/reference_scan.cuh"
+#include "scan/device/scan_tile.cuh"
+#include "scan/lookback_launch.cuh"
+#include "scan/scan_cuda.h"
+#include "scan/scan_tuning.h"
 
 namespace gp {
 

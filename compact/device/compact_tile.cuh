@@ -26,8 +26,9 @@
  */
 #pragma once
 
-#include "scan/device/scan_tile.cuh"
 #include "compact/device/predicates.cuh"
+#include "scan/device/scan_tile.cuh"
+#include "scan/scan_tuning.h"
 
 namespace gp {
 
@@ -46,10 +47,7 @@ struct compact_args {
 using count_op = scan_op<uint64_t, GPU_ADD>;
 
 /* Tile shapes: the scan's (scan_tuning.h): 64 KiB tiles, one block per SM. */
-template <int ELEMENT_BYTES> struct compact_tuning;
-template <> struct compact_tuning<4> { using shape = tile_shape<1024, 4, 4>; };
-template <> struct compact_tuning<8> { using shape = tile_shape<512, 8, 2>; };
-template <typename T> using compact_shape = typename compact_tuning<sizeof(T)>::shape;
+template <typename T> using compact_shape = typename scan_tuning<sizeof(T)>::shape;
 template <typename T> constexpr size_t compact_smem_bytes() { return 3 * compact_shape<T>::tile_items * sizeof(T); }
 
 /* Lanes before this one. */

@@ -22,10 +22,10 @@
  */
 #pragma once
 
-#include "lookback.cuh"
-#include "tile_pipeline.cuh"
-#include "tile_io.cuh"
-#include "warp_scan.cuh"
+#include "scan/device/lookback.cuh"
+#include "scan/device/tile_pipeline.cuh"
+#include "scan/device/tile_io.cuh"
+#include "scan/device/warp_scan.cuh"
 
 namespace gp {
 
