@@ -1,7 +1,6 @@
 /*
- * The single-pass kernels: scan (scan_pipelined, the library's; and
- * scan_single_pass, one tile per block, kept as bench/scan_tune's point of
- * comparison) and reduce (reduce_single_pass).
+ * The single-pass kernels: scan (scan_pipelined) and reduce
+ * (reduce_single_pass).
  *
  * Per tile:
  *   1. take the next tile index from the counter (launch order)
@@ -55,13 +54,6 @@ template <typename Op, typename T> __device__ inline T combine_prefix_levels(con
   return prefix;
 }
 
-/* 1 (default): publish_and_prefix takes an operator that resets from the
- * nearest reset; 0: the levels for every entry, for A/B library builds
- * (the scans, reduce and SpMV of segmented/ all come through it). */
-#ifndef GP_LOOKBACK_NEAREST_RESET
-#define GP_LOOKBACK_NEAREST_RESET 1
-#endif
-
 /* Block-wide, where lb.tiles > 1 (contains barriers): warp 0 publishes
  * entry `tile`'s aggregate; where `needs` (uniform) the entry's exclusive
  * prefix comes back to every thread, for an operator that resets from the
@@ -69,13 +61,13 @@ template <typename Op, typename T> __device__ inline T combine_prefix_levels(con
  * 1), else, or where none of the 32 does, from the levels
  * (fold_prefix_levels into level_fold, which Shape's warps fill).
  * Op::neutral() where not needs. Why the nearest reset: the levels wait
- * for every earlier entry, a reset only for those from it on (session 26:
- * 1.2-2.7 us a call of gpu_segreduce at 2^16-2^24; session 27: the one
- * tile a block scans 6-11% faster at 2^20-2^22). */
+ * for every earlier entry, a reset only for those from it on (the scans,
+ * reduce and SpMV of segmented/ all come through here; bench/NOTES.md has
+ * the measurements). */
 template <typename Op, typename Shape, typename T>
 __device__ inline T publish_and_prefix(const lookback_args &lb, uint32_t tile, T aggregate, bool needs, T *level_fold,
                                        int warp, int lane) {
-  constexpr bool NEAREST = op_resets_v<Op> && GP_LOOKBACK_NEAREST_RESET != 0;
+  constexpr bool NEAREST = op_resets_v<Op>;
   __shared__ T s_nearest;
   __shared__ bool s_levels;
   if (warp == 0) {
@@ -193,22 +185,6 @@ template <typename Shape, bool REVERSE> struct tile_place {
     valid = uint32_t(min(n - base, uint64_t(Shape::tile_items)));
   }
 };
-
-/* One tile per block: simpler, and 0.74 of a copy where scan_pipelined
- * reaches 0.83 (bench/NOTES.md); bench/scan_tune measures both. */
-template <typename T, typename Op, typename Shape, bool REVERSE>
-__global__ void __launch_bounds__(Shape::threads)
-    scan_single_pass(const T *in, T *out, uint64_t n, bool exclusive, bool vector_ok, lookback_args lb) {
-  __shared__ uint32_t s_tile;
-  __shared__ tile_scan_shared<T, Shape::warps> sh;
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const uint32_t tile = take_tile(lb, &s_tile);
-  const tile_place<Shape, REVERSE> at(tile, lb.tiles, n);
-  T x[Shape::rows][Shape::vec];
-  load_tile<Shape>(in + at.base, at.valid, vector_ok, warp, lane, x, Op::neutral());
-  scan_tile<T, Op, Shape, REVERSE>(x, tile, at.valid, exclusive, lb, prefix_source::lookback, sh, warp, lane);
-  store_tile<Shape>(out + at.base, at.valid, vector_ok, warp, lane, x);
-}
 
 /* Block-wide fold of a tile in registers, in a fixed order; every thread gets it. */
 template <typename Op, typename Shape, typename T>
