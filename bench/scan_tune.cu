@@ -1,6 +1,6 @@
 // Tile-shape sweep and ablations for the single-pass scan, timed against a
 // copy of the same bytes. Variants:
-//   1-tile     one tile per block (scan_single_pass)
+//   1-tile     one tile per block (one_tile, below)
 //   pipelined  persistent, aggregates published ahead (scan_pipelined), the library's kernel
 //   copy-only  1-tile structure (counter, load, store) without any scan
 //   no-wait    1-tile with the block scan but no look-back (wrong results;
@@ -18,8 +18,12 @@ namespace {
 enum variant { ONE_TILE, COPY_ONLY, NO_WAIT, PIPELINED };
 const char *variant_name[] = {"1-tile", "copy-only", "no-wait", "pipelined"};
 
+/* The 1-tile structure: one tile per block, taken from the counter, loaded,
+ * scanned (1-tile: with the look-back; no-wait: as if alone; copy-only: not
+ * at all) and stored. The library's scan_pipelined replaced it: simpler, and
+ * 0.74 of a copy where scan_pipelined reaches 0.83 (bench/NOTES.md). */
 template <typename T, typename Op, typename Shape, int V>
-__global__ void __launch_bounds__(Shape::threads) ablation(const T *in, T *out, uint64_t n, gp::lookback_args lb) {
+__global__ void __launch_bounds__(Shape::threads) one_tile(const T *in, T *out, uint64_t n, gp::lookback_args lb) {
   __shared__ uint32_t s_tile;
   __shared__ gp::tile_scan_shared<T, Shape::warps> sh;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -27,7 +31,9 @@ __global__ void __launch_bounds__(Shape::threads) ablation(const T *in, T *out, 
   const gp::tile_place<Shape, false> at(tile, lb.tiles, n);
   T x[Shape::rows][Shape::vec];
   gp::load_tile<Shape>(in + at.base, at.valid, true, warp, lane, x, Op::neutral());
-  if constexpr (V == NO_WAIT) {
+  if constexpr (V == ONE_TILE) {
+    gp::scan_tile<T, Op, Shape, false>(x, tile, at.valid, false, lb, gp::prefix_source::lookback, sh, warp, lane);
+  } else if constexpr (V == NO_WAIT) {
     gp::lookback_args alone = lb;
     alone.tiles = 1;
     gp::scan_tile<T, Op, Shape, false>(x, tile, at.valid, false, alone, gp::prefix_source::lookback, sh, warp, lane);
@@ -56,10 +62,7 @@ template <typename T, gpu_op OP, int THREADS, int ROWS, int V> struct tuned_scan
       return;
     }
     if (gp::prepare_lookback<T>("tune", tiles, 0, tiles, &lb, &ts, nullptr) != GPU_OK) std::exit(2);
-    if constexpr (V == ONE_TILE)
-      gp::scan_single_pass<T, Op, Shape, false><<<unsigned(tiles), THREADS>>>(s->in, s->out, s->n, false, true, lb);
-    else
-      ablation<T, Op, Shape, V><<<unsigned(tiles), THREADS>>>(s->in, s->out, s->n, lb);
+    one_tile<T, Op, Shape, V><<<unsigned(tiles), THREADS>>>(s->in, s->out, s->n, lb);
   }
 };
 

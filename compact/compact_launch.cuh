@@ -10,8 +10,9 @@
 
 #include "compact_internal.h"
 #include "compact_nvrtc.h"
+#include "core/cuda_launch.cuh"
 #include "device/compact_tile.cuh"
-#include "scan/scan_launch.cuh"
+#include "scan/lookback_launch.cuh"
 
 namespace gp {
 

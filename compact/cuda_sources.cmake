@@ -9,7 +9,8 @@ target_sources(gpuprim PRIVATE
 target_link_libraries(gpuprim PRIVATE ${CMAKE_DL_LIBS})
 
 # The kernel's headers, embedded for NVRTC under the names their #include
-# lines use (the scan headers include each other by file name).
+# lines use (NVRTC matches those names exactly: every header is included by
+# its path from the repository root).
 set(_src ${PROJECT_SOURCE_DIR})
 set(_std ${_src}/compact/device/nvrtc_std.h)
 set(GP_NVRTC_HEADERS
@@ -17,12 +18,13 @@ set(GP_NVRTC_HEADERS
   "gpuprim.h=${_src}/include/gpuprim.h"
   "compact/device/compact_tile.cuh=${_src}/compact/device/compact_tile.cuh"
   "compact/device/predicates.cuh=${_src}/compact/device/predicates.cuh"
+  "scan/scan_tuning.h=${_src}/scan/scan_tuning.h"
   "scan/device/scan_tile.cuh=${_src}/scan/device/scan_tile.cuh"
-  "lookback.cuh=${_src}/scan/device/lookback.cuh"
-  "ops.cuh=${_src}/scan/device/ops.cuh"
-  "warp_scan.cuh=${_src}/scan/device/warp_scan.cuh"
-  "tile_pipeline.cuh=${_src}/scan/device/tile_pipeline.cuh"
-  "tile_io.cuh=${_src}/scan/device/tile_io.cuh")
+  "scan/device/lookback.cuh=${_src}/scan/device/lookback.cuh"
+  "scan/device/ops.cuh=${_src}/scan/device/ops.cuh"
+  "scan/device/warp_scan.cuh=${_src}/scan/device/warp_scan.cuh"
+  "scan/device/tile_pipeline.cuh=${_src}/scan/device/tile_pipeline.cuh"
+  "scan/device/tile_io.cuh=${_src}/scan/device/tile_io.cuh")
 set(_files "")
 foreach(entry IN LISTS GP_NVRTC_HEADERS)
   string(REGEX REPLACE "^[^=]*=" "" f "${entry}")

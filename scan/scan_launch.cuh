@@ -7,88 +7,15 @@
 
 #include <cuda_runtime.h>
 
-#include <mutex>
-
 #include "core/core.h"
-#include "device/reference_scan.cuh"
-#include "device/scan_tile.cuh"
-#include "scan_cuda.h"
-#include "scan_tuning.h"
+#include "core/cuda_launch.cuh"
+#include "scan/device/reference_scan.cuh"
+#include "scan/device/scan_tile.cuh"
+#include "scan/lookback_launch.cuh"
+#include "scan/scan_cuda.h"
+#include "scan/scan_tuning.h"
 
 namespace gp {
-
-inline bool aligned16(const void *p) { return (reinterpret_cast<uintptr_t>(p) & 15) == 0; }
-
-inline gpu_status check_launch(const char *fn, const char *kernel) {
-  return gp_cuda_status(cudaGetLastError(), fn, kernel);
-}
-
-/* Look-back state for `tiles` tiles of T (plus `extra_words` after it), for
- * a launch whose blocks take `counter_takes` indices from the counter. */
-template <typename T>
-gpu_status prepare_lookback(const char *fn, uint64_t tiles, size_t extra_words, uint64_t counter_takes, lookback_args *lb,
-                            gp_tilestate *ts, uint64_t **extra) {
-  *lb = lookback_args{};
-  lb->tiles = uint32_t(tiles);
-  lb->levels = 1;
-  if (tiles == 1 && extra_words == 0) return GPU_OK;
-  lookback_layout layout = lookback_plan(uint32_t(tiles));
-  size_t words = layout.entries * tagged<T>::WORDS;
-  gpu_status s = gp_tilestate_acquire(fn, words + extra_words, counter_takes, ts);
-  if (s != GPU_OK) return s;
-  lb->words = ts->words;
-  lb->counter = ts->counter;
-  lb->counter_base = ts->counter_base;
-  lb->epoch = ts->epoch;
-  lb->levels = layout.levels;
-  if (extra) *extra = ts->words + words;
-  return GPU_OK;
-}
-
-/* Devices gpuprim serves (core/cuda_resources.c keeps a pool for each). */
-constexpr int GP_MAX_DEVICES = 64;
-
-/* What a kernel may do on a device: the opt-in to `smem` bytes of dynamic
- * shared memory (above 48 KiB it is needed; it is an attribute of the
- * device's context) and how many of its blocks of `threads` fit the device
- * at once. */
-struct kernel_fit {
-  cudaError_t allowed;
-  unsigned resident;
-};
-template <auto KERNEL> kernel_fit find_fit(int dev, int threads, size_t smem) {
-  kernel_fit f{};
-  int sms = 0, per_sm = 0;
-  f.allowed = cudaFuncSetAttribute(KERNEL, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
-  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, KERNEL, threads, smem);
-  cudaGetLastError();
-  f.resident = unsigned(sms > 0 && per_sm > 0 ? sms * per_sm : 1);
-  return f;
-}
-/* The same for the current device, found once per kernel and device (a
- * template on the kernel itself, not on its type, which many kernels
- * share; a kernel's threads and smem never change). */
-template <auto KERNEL> kernel_fit fit_on_device(int threads, size_t smem) {
-  static std::once_flag once[GP_MAX_DEVICES];
-  static kernel_fit fits[GP_MAX_DEVICES];
-  int dev = 0;
-  cudaGetDevice(&dev);
-  if (dev < 0 || dev >= GP_MAX_DEVICES) return find_fit<KERNEL>(dev, threads, smem);
-  std::call_once(once[dev], [&] { fits[dev] = find_fit<KERNEL>(dev, threads, smem); });
-  return fits[dev];
-}
-
-/* Dynamic shared memory above 48 KiB needs an opt-in before the launch:
- * once per kernel and device (fit_on_device). */
-template <auto KERNEL> gpu_status allow_shared_memory(const char *fn, int threads, size_t bytes) {
-  return gp_cuda_status(fit_on_device<KERNEL>(threads, bytes).allowed, fn, "cudaFuncSetAttribute");
-}
-/* Blocks of a persistent kernel that fit on the current device at once,
- * with its dynamic shared memory allowed. */
-template <auto KERNEL> unsigned resident_blocks(int threads, size_t smem) {
-  return fit_on_device<KERNEL>(threads, smem).resident;
-}
 
 /* Shared memory of scan_pipelined: three tiles. */
 template <typename T, typename Shape> constexpr size_t pipelined_smem() { return 3 * Shape::tile_items * sizeof(T); }

@@ -11,7 +11,7 @@
  */
 #pragma once
 
-#include "device/tile_io.cuh"
+#include "scan/device/tile_io.cuh"
 
 namespace gp {
 

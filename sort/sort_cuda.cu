@@ -1,7 +1,5 @@
 /* The CUDA backend's radix sort: pick the path, dispatch on the key type. */
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
 
 #include "sort/sort_cuda.h"
 #include "sort/sort_keys.h"
@@ -35,17 +33,8 @@ extern "C" size_t gp_sort_cuda_tile_items(gpu_dtype key_t, size_t value_bytes) {
 
 extern "C" size_t gp_sort_cuda_single_block_items(void) { return gp::radix::single_block_shape::tile_items; }
 
-static bool use_interim() {
-  static const bool interim = [] {
-    const char *v = std::getenv("GPUPRIM_SORT_ALGO");
-    return v && !std::strcmp(v, "interim");
-  }();
-  return interim;
-}
-
 extern "C" gpu_status gp_sort_cuda(void *keys, void *values, size_t n, gpu_dtype t, size_t value_bytes,
                                    unsigned flags) {
-  if (use_interim()) return gp_sort_cuda_interim(keys, values, n, t, value_bytes, flags);
   const gp_sort_cuda_config *cfg = &thread_config;
   switch (t) {
     case GPU_I32: return gp_sort_cuda_i32(keys, values, n, value_bytes, flags, cfg);

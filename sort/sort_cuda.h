@@ -11,14 +11,9 @@ extern "C" {
 /* keys/values in device memory, validated; value_bytes 0 (keys only), 4 or 8;
  * flags GPU_ASCENDING/GPU_DESCENDING. n > 0; keys and values disjoint.
  * Stable, in place from the caller's view, key order as in sort_keys.h;
- * ordered on the thread's stream. GPUPRIM_SORT_ALGO=interim in the
- * environment selects gp_sort_cuda_interim instead. */
+ * ordered on the thread's stream. */
 gpu_status gp_sort_cuda(void *keys, void *values, size_t n, gpu_dtype key_t, size_t value_bytes,
                         unsigned flags);
-
-/* The path before the kernels: download, host sort, upload (kept to compare). */
-gpu_status gp_sort_cuda_interim(void *keys, void *values, size_t n, gpu_dtype key_t,
-                                size_t value_bytes, unsigned flags);
 
 /* Choices the kernels' host side takes from the calling thread's settings. */
 typedef struct {

@@ -18,7 +18,7 @@
 #include <cuda_runtime.h>
 
 #include "core/core.h"
-#include "scan/scan_launch.cuh"
+#include "core/cuda_launch.cuh"
 #include "sort/device/histogram.cuh"
 #include "sort/device/onesweep.cuh"
 #include "sort/device/single_block.cuh"

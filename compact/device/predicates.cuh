@@ -9,7 +9,7 @@
  */
 #pragma once
 
-#include "scan/device/scan_tile.cuh" /* tile_io.cuh: by the name NVRTC knows it */
+#include "scan/device/tile_io.cuh"
 
 namespace gp {
 

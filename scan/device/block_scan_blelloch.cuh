@@ -20,7 +20,7 @@
  */
 #pragma once
 
-#include "ops.cuh"
+#include "scan/device/ops.cuh"
 
 namespace gp {
 

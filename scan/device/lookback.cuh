@@ -41,8 +41,8 @@
 
 #include <cstdint>
 
-#include "ops.cuh"
-#include "warp_scan.cuh"
+#include "scan/device/ops.cuh"
+#include "scan/device/warp_scan.cuh"
 
 namespace gp {
 

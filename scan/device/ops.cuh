@@ -62,10 +62,10 @@ template <typename T> __host__ __device__ inline bool is_nan(T x) {
 template <typename T, gpu_op OP> struct scan_op;
 
 template <typename T> struct scan_op<T, GPU_ADD> {
-  using U = typename bits_of<T>::type;
+  using Bits = typename bits_of<T>::type;
   __host__ __device__ static T apply(T a, T b) {
     if constexpr (is_float_v<T>) return a + b;
-    else return (T)((U)a + (U)b);
+    else return (T)((Bits)a + (Bits)b);
   }
   __host__ __device__ static T identity() { return T(0); }
   __host__ __device__ static T neutral() {
@@ -75,10 +75,10 @@ template <typename T> struct scan_op<T, GPU_ADD> {
 };
 
 template <typename T> struct scan_op<T, GPU_MUL> {
-  using U = typename bits_of<T>::type;
+  using Bits = typename bits_of<T>::type;
   __host__ __device__ static T apply(T a, T b) {
     if constexpr (is_float_v<T>) return a * b;
-    else return (T)((U)a * (U)b);
+    else return (T)((Bits)a * (Bits)b);
   }
   __host__ __device__ static T identity() { return T(1); }
   __host__ __device__ static T neutral() { return T(1); }

@@ -13,7 +13,7 @@
  */
 #pragma once
 
-#include "block_scan_blelloch.cuh"
+#include "scan/device/block_scan_blelloch.cuh"
 
 namespace gp {
 

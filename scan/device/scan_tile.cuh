@@ -1,7 +1,6 @@
 /*
- * The single-pass kernels: scan (scan_pipelined, the library's; and
- * scan_single_pass, one tile per block, kept as bench/scan_tune's point of
- * comparison) and reduce (reduce_single_pass).
+ * The single-pass kernels: scan (scan_pipelined) and reduce
+ * (reduce_single_pass).
  *
  * Per tile:
  *   1. take the next tile index from the counter (launch order)
@@ -22,10 +21,10 @@
  */
 #pragma once
 
-#include "lookback.cuh"
-#include "tile_pipeline.cuh"
-#include "tile_io.cuh"
-#include "warp_scan.cuh"
+#include "scan/device/lookback.cuh"
+#include "scan/device/tile_pipeline.cuh"
+#include "scan/device/tile_io.cuh"
+#include "scan/device/warp_scan.cuh"
 
 namespace gp {
 
@@ -55,13 +54,6 @@ template <typename Op, typename T> __device__ inline T combine_prefix_levels(con
   return prefix;
 }
 
-/* 1 (default): publish_and_prefix takes an operator that resets from the
- * nearest reset; 0: the levels for every entry, for A/B library builds
- * (the scans, reduce and SpMV of segmented/ all come through it). */
-#ifndef GP_LOOKBACK_NEAREST_RESET
-#define GP_LOOKBACK_NEAREST_RESET 1
-#endif
-
 /* Block-wide, where lb.tiles > 1 (contains barriers): warp 0 publishes
  * entry `tile`'s aggregate; where `needs` (uniform) the entry's exclusive
  * prefix comes back to every thread, for an operator that resets from the
@@ -69,13 +61,13 @@ template <typename Op, typename T> __device__ inline T combine_prefix_levels(con
  * 1), else, or where none of the 32 does, from the levels
  * (fold_prefix_levels into level_fold, which Shape's warps fill).
  * Op::neutral() where not needs. Why the nearest reset: the levels wait
- * for every earlier entry, a reset only for those from it on (session 26:
- * 1.2-2.7 us a call of gpu_segreduce at 2^16-2^24; session 27: the one
- * tile a block scans 6-11% faster at 2^20-2^22). */
+ * for every earlier entry, a reset only for those from it on (the scans,
+ * reduce and SpMV of segmented/ all come through here; bench/NOTES.md has
+ * the measurements). */
 template <typename Op, typename Shape, typename T>
 __device__ inline T publish_and_prefix(const lookback_args &lb, uint32_t tile, T aggregate, bool needs, T *level_fold,
                                        int warp, int lane) {
-  constexpr bool NEAREST = op_resets_v<Op> && GP_LOOKBACK_NEAREST_RESET != 0;
+  constexpr bool NEAREST = op_resets_v<Op>;
   __shared__ T s_nearest;
   __shared__ bool s_levels;
   if (warp == 0) {
@@ -183,33 +175,6 @@ __device__ inline void scan_tile(T (&x)[Shape::rows][Shape::vec], uint32_t tile,
   }
 }
 
-/* Which physical tile is taken t-th, where it starts and how much of it exists. */
-template <typename Shape, bool REVERSE> struct tile_place {
-  uint64_t base;
-  uint32_t valid;
-  __device__ tile_place(uint32_t tile, uint32_t tiles, uint64_t n) {
-    const uint32_t ptile = REVERSE ? tiles - 1 - tile : tile;
-    base = uint64_t(ptile) * Shape::tile_items;
-    valid = uint32_t(min(n - base, uint64_t(Shape::tile_items)));
-  }
-};
-
-/* One tile per block: simpler, and 0.74 of a copy where scan_pipelined
- * reaches 0.83 (bench/NOTES.md); bench/scan_tune measures both. */
-template <typename T, typename Op, typename Shape, bool REVERSE>
-__global__ void __launch_bounds__(Shape::threads)
-    scan_single_pass(const T *in, T *out, uint64_t n, bool exclusive, bool vector_ok, lookback_args lb) {
-  __shared__ uint32_t s_tile;
-  __shared__ tile_scan_shared<T, Shape::warps> sh;
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const uint32_t tile = take_tile(lb, &s_tile);
-  const tile_place<Shape, REVERSE> at(tile, lb.tiles, n);
-  T x[Shape::rows][Shape::vec];
-  load_tile<Shape>(in + at.base, at.valid, vector_ok, warp, lane, x, Op::neutral());
-  scan_tile<T, Op, Shape, REVERSE>(x, tile, at.valid, exclusive, lb, prefix_source::lookback, sh, warp, lane);
-  store_tile<Shape>(out + at.base, at.valid, vector_ok, warp, lane, x);
-}
-
 /* Block-wide fold of a tile in registers, in a fixed order; every thread gets it. */
 template <typename Op, typename Shape, typename T>
 __device__ inline T block_fold(const T (&x)[Shape::rows][Shape::vec], T *s_warp_sum, int warp, int lane) {
@@ -225,102 +190,44 @@ __device__ inline T block_fold(const T (&x)[Shape::rows][Shape::vec], T *s_warp_
 }
 
 /*
- * The fast path: persistent blocks that publish each tile's aggregate as soon
- * as its data lands and resolve its prefix one step later.
+ * The fast path: persistent blocks in the three-stage pipeline
+ * (tile_pipeline.cuh), which publish each tile's aggregate as soon as its
+ * data lands and resolve its prefix one step later:
  *
- * A block holding one tile per step waits idle for its predecessors'
- * aggregates (measured: a third of the time). Here each block keeps three
- * tiles in three shared-memory stages:
+ *   begin   fold the look-back levels for `cur` (the waiting happens here)
+ *   land    fold the tile and publish its aggregate
+ *   finish  the prefix from the folded levels; scan, store
  *
- *   cur   aggregate published; now: look-back, scan, store
- *   next  data landing; now: fold it and publish its aggregate
- *   after bulk copy just started
- *
- * Aggregates are published at load time, never behind another tile's wait,
- * so by the time a block resolves `cur` its predecessors' aggregates are
- * usually there, and a copy is always in flight. The look-back reads for
- * `cur` start first thing in the step, so their round trip overlaps the
- * wait for `next`'s data. Every tile's published
- * aggregate depends on nothing but its data, so the wait for a prefix always
- * ends. Full tiles of a 16-byte-aligned input come by bulk copy; the partial
- * tile and unaligned inputs are read directly (twice).
+ * The partial tile and unaligned inputs are read from global memory twice.
  */
-/* (The 1 in the launch bounds: without it ptxas held the 8-byte ADD
- * instances to 64 registers and spilled ~280 bytes a thread.) */
+/* (The 1 in the launch bounds: without it ptxas holds the 8-byte ADD
+ * instances to 64 registers and spills ~280 bytes a thread.) */
 template <typename T, typename Op, typename Shape, bool REVERSE>
 __global__ void __launch_bounds__(Shape::threads, 1)
     scan_pipelined(const T *in, T *out, uint64_t n, bool exclusive, bool vector_ok, lookback_args lb) {
-  constexpr int STAGES = 3;
-  constexpr uint32_t TILE_BYTES = Shape::tile_items * sizeof(T);
-  extern __shared__ __align__(128) unsigned char stage_mem[]; /* STAGES * TILE_BYTES */
-  __shared__ stage_barriers<STAGES> bars;
-  __shared__ uint32_t s_tile[STAGES];
+  using stages_t = tile_stages<T, Shape, REVERSE>;
   __shared__ T s_warp_sum[Shape::warps];
   __shared__ tile_scan_shared<T, Shape::warps> sh;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  auto stage_ptr = [&](int stage) { return reinterpret_cast<const T *>(stage_mem + stage * TILE_BYTES); };
-  auto by_copy = [&](uint32_t tile) {
-    return vector_ok && tile_place<Shape, REVERSE>(tile, lb.tiles, n).valid == uint32_t(Shape::tile_items);
+  auto begin = [&](uint32_t tile) {
+    if (lb.tiles > 1) fold_prefix_levels<Op, Shape>(lb, tile, sh.level_fold, warp, lane);
   };
-
-  /* Thread 0 takes tiles; once it has taken one past the last it takes no
-   * more: each block takes exactly one such index (the host counts on it). */
-  bool exhausted = false;
-  auto take_into = [&](int stage) {
-    uint32_t t = lb.tiles;
-    if (!exhausted) {
-      t = lb.tiles == 1 ? 0u : uint32_t(min(uint64_t(atomicAdd(lb.counter, 1ull) - lb.counter_base), uint64_t(lb.tiles)));
-      exhausted = t >= lb.tiles || lb.tiles == 1;
-    }
-    s_tile[stage] = t;
-    if (t < lb.tiles && by_copy(t))
-      bulk_load(stage_mem + stage * TILE_BYTES, in + tile_place<Shape, REVERSE>(t, lb.tiles, n).base, TILE_BYTES,
-                &bars.bar[stage]);
-  };
-  uint32_t parity[STAGES] = {0, 0, 0};
-  /* A tile's items into registers: from its stage (waiting for the copy the
-   * first time) or straight from global memory. */
-  auto fetch = [&](int stage, uint32_t tile, bool first_time, T (&x)[Shape::rows][Shape::vec]) {
-    const tile_place<Shape, REVERSE> at(tile, lb.tiles, n);
-    if (by_copy(tile)) {
-      if (first_time) {
-        bulk_wait(&bars.bar[stage], parity[stage]);
-        parity[stage] ^= 1;
-      }
-      load_tile<Shape>(stage_ptr(stage), at.valid, true, warp, lane, x, Op::neutral());
-    } else {
-      load_tile<Shape>(in + at.base, at.valid, vector_ok, warp, lane, x, Op::neutral());
-    }
-  };
-  auto publish = [&](int stage, uint32_t tile) {
+  auto land = [&](stages_t &stages, int stage, uint32_t tile) {
     T x[Shape::rows][Shape::vec];
-    fetch(stage, tile, true, x);
+    stages.load_landed(stage, tile, x, Op::neutral());
     const T aggregate = block_fold<Op, Shape>(x, s_warp_sum, warp, lane);
     if (lb.tiles > 1 && warp == 0) publish_and_close_groups<Op>(lb, tile, aggregate, lane);
   };
-
-  init_stage_barriers(bars);
-  if (threadIdx.x == 0) {
-    take_into(0);
-    take_into(1);
-  }
-  __syncthreads();
-  if (s_tile[0] < lb.tiles) publish(0, s_tile[0]);
-  for (int cur = 0;; cur = (cur + 1) % STAGES) {
-    __syncthreads(); /* s_tile[] is current; the stage finished last step is free */
-    const uint32_t tile = s_tile[cur];
-    if (tile >= lb.tiles) break;
-    const int next = (cur + 1) % STAGES;
-    if (threadIdx.x == 0) take_into((cur + 2) % STAGES);
-    if (lb.tiles > 1) fold_prefix_levels<Op, Shape>(lb, tile, sh.level_fold, warp, lane);
-    if (s_tile[next] < lb.tiles) publish(next, s_tile[next]);
+  auto finish = [&](const stages_t &stages, int stage, uint32_t tile, bool) {
     T x[Shape::rows][Shape::vec];
-    fetch(cur, tile, false, x);
-    const tile_place<Shape, REVERSE> at(tile, lb.tiles, n);
-    /* scan_tile's first barrier orders the folds above before it reads them. */
+    stages.load_again(stage, tile, x, Op::neutral());
+    const tile_place<Shape, REVERSE> at = stages.place(tile);
+    /* scan_tile's first barrier orders begin's folds before it reads them. */
     scan_tile<T, Op, Shape, REVERSE>(x, tile, at.valid, exclusive, lb, prefix_source::prefolded, sh, warp, lane);
     store_tile<Shape>(out + at.base, at.valid, vector_ok, warp, lane, x);
-  }
+  };
+  run_tile_stages<T, Shape, REVERSE>(in, n, vector_ok, tile_counter{lb.counter, lb.counter_base, lb.tiles}, warp, lane,
+                                     begin, land, finish);
 }
 
 /* Reduce: the same tiles and look-back; only the last tile needs its prefix,

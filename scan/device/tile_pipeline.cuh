@@ -9,6 +9,10 @@
  * Each stage has an mbarrier that thread 0 arms with the copy's byte count;
  * the copy engine completes it; all threads wait on its phase parity.
  *
+ * On top of the copies: the three-stage pipeline of persistent blocks
+ * (run_tile_stages), which the scan (scan_pipelined) and compaction
+ * (compact_tiles) share.
+ *
  * The instructions are written as PTX (the same ones cuda::ptx emits) so
  * that these headers also compile under NVRTC without the toolkit's
  * libcu++ headers (compaction's run-time compiled formulas include them).
@@ -16,6 +20,8 @@
 #pragma once
 
 #include <cstdint>
+
+#include "scan/device/tile_io.cuh"
 
 namespace gp {
 
@@ -95,6 +101,136 @@ __device__ inline void bulk_wait(uint64_t *bar, uint32_t parity) {
         : "=r"(done)
         : "r"(shared_address(bar)), "r"(parity)
         : "memory");
+}
+
+/* Which physical tile is taken t-th, where it starts and how much of it exists. */
+template <typename Shape, bool REVERSE> struct tile_place {
+  uint64_t base;
+  uint32_t valid;
+  __device__ tile_place(uint32_t tile, uint32_t tiles, uint64_t n) {
+    const uint32_t ptile = REVERSE ? tiles - 1 - tile : tile;
+    base = uint64_t(ptile) * Shape::tile_items;
+    valid = uint32_t(min(n - base, uint64_t(Shape::tile_items)));
+  }
+};
+
+/* Where a launch's tiles come from: an atomic counter handing out tile
+ * indices in launch order (lookback_args has the same three). */
+struct tile_counter {
+  unsigned long long *counter;
+  unsigned long long base; /* the counter's value before the launch */
+  uint32_t tiles;
+};
+
+/*
+ * Persistent blocks that keep three tiles in three shared-memory stages:
+ *
+ *   cur    landed one step ago; now: finish it (look-back, output)
+ *   next   data landing; now: land it (fold or rank it, publish its aggregate)
+ *   after  bulk copy just started
+ *
+ * A block holding one tile per step waits idle for its predecessors'
+ * aggregates (measured: a third of the time). Here aggregates are
+ * published at load time, never behind another tile's wait, so by the time
+ * a block finishes `cur` its predecessors' aggregates are usually there,
+ * and a copy is always in flight. `begin` starts the look-back reads for
+ * `cur` first thing in the step, so their round trip overlaps the wait for
+ * `next`'s data. Every tile's published aggregate depends on nothing but
+ * its data, so the wait for a prefix always ends. Full tiles of a
+ * 16-byte-aligned input come by bulk copy; the partial tile and unaligned
+ * inputs are read directly.
+ */
+template <typename T, typename Shape, bool REVERSE> struct tile_stages {
+  static constexpr int STAGES = 3;
+  static constexpr uint32_t TILE_BYTES = Shape::tile_items * sizeof(T);
+  unsigned char *mem; /* STAGES * TILE_BYTES of dynamic shared memory */
+  stage_barriers<STAGES> &bars;
+  uint32_t *tile_of;  /* shared: the tile each stage holds, `tiles` for none */
+  const T *in;
+  uint64_t n;
+  tile_counter source;
+  bool vector_ok;     /* in is 16-byte aligned */
+  int warp, lane;
+  bool exhausted;     /* thread 0: it took an index past the last */
+  uint32_t parity;    /* bit s: the phase parity stage s's next copy completes */
+
+  __device__ T *stage(int s) const { return reinterpret_cast<T *>(mem + s * TILE_BYTES); }
+  __device__ tile_place<Shape, REVERSE> place(uint32_t tile) const { return {tile, source.tiles, n}; }
+  __device__ bool by_copy(uint32_t tile) const {
+    return vector_ok && place(tile).valid == uint32_t(Shape::tile_items);
+  }
+
+  /* Thread 0 takes a tile into stage s and starts its copy; once it has
+   * taken one past the last it takes no more: each block takes exactly one
+   * such index (the host counts on it). */
+  __device__ void take_into(int s) {
+    uint32_t t = source.tiles;
+    if (!exhausted) {
+      t = source.tiles == 1
+              ? 0u
+              : uint32_t(min(uint64_t(atomicAdd(source.counter, 1ull) - source.base), uint64_t(source.tiles)));
+      exhausted = t >= source.tiles || source.tiles == 1;
+    }
+    tile_of[s] = t;
+    if (t < source.tiles && by_copy(t)) bulk_load(mem + s * TILE_BYTES, in + place(t).base, TILE_BYTES, &bars.bar[s]);
+  }
+
+  /* A tile's items into registers as it lands: from stage s once its copy
+   * completed, or straight from global memory. */
+  __device__ void load_landed(int s, uint32_t tile, T (&x)[Shape::rows][Shape::vec], T pad) {
+    const tile_place<Shape, REVERSE> at = place(tile);
+    if (by_copy(tile)) {
+      bulk_wait(&bars.bar[s], (parity >> s) & 1u);
+      parity ^= 1u << s;
+      load_tile<Shape>(stage(s), at.valid, true, warp, lane, x, pad);
+    } else {
+      load_tile<Shape>(in + at.base, at.valid, vector_ok, warp, lane, x, pad);
+    }
+  }
+  /* The same items again, a step later (stage s still holds them). */
+  __device__ void load_again(int s, uint32_t tile, T (&x)[Shape::rows][Shape::vec], T pad) const {
+    const tile_place<Shape, REVERSE> at = place(tile);
+    if (by_copy(tile)) load_tile<Shape>(stage(s), at.valid, true, warp, lane, x, pad);
+    else load_tile<Shape>(in + at.base, at.valid, vector_ok, warp, lane, x, pad);
+  }
+};
+
+/* The block's steps. Uniform across the block; the callbacks contain the
+ * barriers a step needs besides the one at its start:
+ *   begin(tile)                        start of the step that finishes tile
+ *   land(stages, stage, tile)          tile's data is landing in stage
+ *   finish(stages, stage, tile, landed) tile's data landed a step ago;
+ *                                      landed: land() ran for the next tile
+ * begin's writes are ordered before finish's reads by a barrier in land
+ * (or, where no tile landed, one that finish adds). */
+template <typename T, typename Shape, bool REVERSE, typename Begin, typename Land, typename Finish>
+__device__ __forceinline__ void run_tile_stages(const T *in, uint64_t n, bool vector_ok, tile_counter source, int warp,
+                                                int lane, Begin &&begin, Land &&land, Finish &&finish) {
+  using stages_t = tile_stages<T, Shape, REVERSE>;
+  constexpr int STAGES = stages_t::STAGES;
+  extern __shared__ __align__(128) unsigned char stage_mem[]; /* STAGES * TILE_BYTES */
+  __shared__ stage_barriers<STAGES> bars;
+  __shared__ uint32_t s_tile[STAGES];
+  stages_t stages{stage_mem, bars, s_tile, in, n, source, vector_ok, warp, lane, false, 0u};
+
+  init_stage_barriers(bars);
+  if (threadIdx.x == 0) {
+    stages.take_into(0);
+    stages.take_into(1);
+  }
+  __syncthreads();
+  if (s_tile[0] < source.tiles) land(stages, 0, s_tile[0]);
+  for (int cur = 0;; cur = (cur + 1) % STAGES) {
+    __syncthreads(); /* s_tile[] is current; the stage finished last step is free */
+    const uint32_t tile = s_tile[cur];
+    if (tile >= source.tiles) break;
+    const int next = (cur + 1) % STAGES;
+    if (threadIdx.x == 0) stages.take_into((cur + 2) % STAGES);
+    begin(tile);
+    const bool landed = s_tile[next] < source.tiles;
+    if (landed) land(stages, next, s_tile[next]);
+    finish(stages, cur, tile, landed);
+  }
 }
 
 }  // namespace gp

@@ -90,7 +90,7 @@ __device__ __forceinline__ void plan_passes(const histogram_args &a, int t, int 
 
 template <gpu_dtype T> __global__ void __launch_bounds__(HISTOGRAM_THREADS) histogram_all_digits(const histogram_args a) {
   using Key = radix_key<T>;
-  using K = typename Key::bits;
+  using KeyBits = typename Key::bits;
   constexpr int THREADS = HISTOGRAM_THREADS, DIGITS = Key::digits;
   constexpr int ITEMS = histogram_tuning<Key::bytes>::items, PARTS = histogram_tuning<Key::bytes>::parts;
   constexpr int CHUNK = THREADS * ITEMS;
@@ -107,17 +107,17 @@ template <gpu_dtype T> __global__ void __launch_bounds__(HISTOGRAM_THREADS) hist
   }
   __syncthreads();
 
-  const K *keys = static_cast<const K *>(a.keys);
+  const KeyBits *keys = static_cast<const KeyBits *>(a.keys);
   const int part = lane % PARTS;
-  auto count_key = [&](K k) {
-    const K o = Key::ordered(k);
+  auto count_key = [&](KeyBits k) {
+    const KeyBits o = Key::ordered(k);
 #pragma unroll
     for (int d = 0; d < DIGITS; d++) atomicAdd(&counts[d][Key::digit_of_ordered(o, RADIX_BITS * d, a.flip)][part], 1u);
   };
   /* Per-block counts fit 32 bits: a block counts about n / gridDim.x keys. */
   for (uint64_t first = uint64_t(blockIdx.x) * CHUNK; first < a.n; first += uint64_t(gridDim.x) * CHUNK) {
     if (first + CHUNK <= a.n) {
-      K k[ITEMS];
+      KeyBits k[ITEMS];
 #pragma unroll
       for (int i = 0; i < ITEMS; i++) k[i] = keys[first + i * THREADS + t];
 #pragma unroll

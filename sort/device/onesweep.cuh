@@ -65,6 +65,7 @@
 
 #include <cstdint>
 
+#include "core/cuda_launch.cuh"
 #include "scan/device/tile_pipeline.cuh"
 #include "sort/device/block_rank.cuh"
 #include "sort/device/radix_key.cuh"
@@ -99,22 +100,22 @@ struct onesweep_args {
 };
 
 template <gpu_dtype T, int VALUE_BYTES, typename Shape> struct onesweep_storage {
-  using K = typename radix_key<T>::bits;
-  using V = typename radix_value<VALUE_BYTES>::type;
+  using KeyBits = typename radix_key<T>::bits;
+  using Value = typename radix_value<VALUE_BYTES>::type;
   static constexpr bool values_async = VALUE_BYTES != 0 && Shape::values_async;
   static constexpr bool values_staged = VALUE_BYTES != 0 && Shape::values_staged;
   static constexpr int TILE = Shape::tile_items;
   /* Staged values land beside the keys while the ranking's storage is in use. */
-  static_assert(!values_staged || sizeof(typename block_rank<Shape>::storage) <= TILE * sizeof(K),
+  static_assert(!values_staged || sizeof(typename block_rank<Shape>::storage) <= TILE * sizeof(KeyBits),
                 "the ranking's storage fits below the values");
   /* The ranking's storage is free once every key is ranked (a barrier),
    * before keys or values are stored: they share it. Values by cp.async go
    * right after the keys (keys_and_values reserves the room; shared_values()). */
   union {
     typename block_rank<Shape>::storage rank;
-    K keys[TILE];
-    V values[VALUE_BYTES ? TILE : 1];
-    unsigned char keys_and_values[values_async ? TILE * (sizeof(K) + sizeof(V)) : 1];
+    KeyBits keys[TILE];
+    Value values[VALUE_BYTES ? TILE : 1];
+    unsigned char keys_and_values[values_async ? TILE * (sizeof(KeyBits) + sizeof(Value)) : 1];
   } x;
   /* Per digit, the byte address that shared slot 0 would go to (modulo
    * 2^64): slot j of that digit goes to run_base[d] + j * sizeof(element),
@@ -125,9 +126,9 @@ template <gpu_dtype T, int VALUE_BYTES, typename Shape> struct onesweep_storage 
   uint32_t tile;
 
   /* The tile's values in shared memory, slot by slot. */
-  __device__ __forceinline__ V *shared_values() {
+  __device__ __forceinline__ Value *shared_values() {
     if constexpr (values_async)
-      return reinterpret_cast<V *>(x.keys + TILE); /* TILE * sizeof(K): a multiple of 1 KiB */
+      return reinterpret_cast<Value *>(x.keys + TILE); /* TILE * sizeof(KeyBits): a multiple of 1 KiB */
     else
       return x.values;
   }
@@ -182,8 +183,33 @@ __device__ __forceinline__ void copy_chunk(const E *src, E *dst, uint32_t count,
     copy_batched<E, TILE, THREADS, 16 / sizeof(E) * 2>(src, dst, count, t);
 }
 
-__device__ __forceinline__ bool aligned16(const void *p, const void *q) {
-  return ((reinterpret_cast<uintptr_t>(p) | reinterpret_cast<uintptr_t>(q)) & 15) == 0;
+/* Step 1: a thread's keys of a tile and their digits. Slots past the end
+ * get digit RADIX-1: they rank after every real key (they come last in tile
+ * order), so they fill the slots >= valid, which are never written out;
+ * their counts go only into the last tile's words, which no tile reads
+ * (portions before the last are whole tiles). */
+template <gpu_dtype T, typename Shape>
+__device__ __forceinline__ void load_keys(const typename radix_key<T>::bits *tile_keys, uint32_t valid, int shift,
+                                          uint32_t flip, int warp, int lane,
+                                          typename radix_key<T>::bits (&keys)[Shape::items],
+                                          typename block_rank<Shape>::Digits &digit) {
+  using Key = radix_key<T>;
+  using Rank = block_rank<Shape>;
+  constexpr int ITEMS = Shape::items;
+  const typename Key::bits *in = tile_keys + Rank::item_index(warp, lane, 0);
+  if (valid == uint32_t(Shape::tile_items)) {
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) keys[i] = in[i * WARP];
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) digit.set(i, Key::digit(keys[i], shift, flip));
+  } else {
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+      const bool ok = uint32_t(Rank::item_index(warp, lane, i)) < valid;
+      keys[i] = ok ? in[i * WARP] : typename Key::bits(0);
+      digit.set(i, ok ? Key::digit(keys[i], shift, flip) : RADIX - 1);
+    }
+  }
 }
 
 /* Steps 1-5 (above) for one tile of a sorting launch. */
@@ -196,8 +222,8 @@ __device__ __forceinline__ void sort_tile(const onesweep_args &a, onesweep_stora
                                           typename radix_value<VALUE_BYTES>::type *vdst, const int t,
                                           const int warp, const int lane) {
   using Key = radix_key<T>;
-  using K = typename Key::bits;
-  using V = typename radix_value<VALUE_BYTES>::type;
+  using KeyBits = typename Key::bits;
+  using Value = typename radix_value<VALUE_BYTES>::type;
   using Rank = block_rank<Shape>;
   constexpr int THREADS = Shape::threads, ITEMS = Shape::items, TILE = Shape::tile_items;
   constexpr bool ASYNC = onesweep_storage<T, VALUE_BYTES, Shape>::values_async;
@@ -206,34 +232,15 @@ __device__ __forceinline__ void sort_tile(const onesweep_args &a, onesweep_stora
   const uint32_t valid = min(uint32_t(TILE), a.portion_items - tile_first);
   const int shift = RADIX_BITS * a.digit;
 
-  /* 1. Keys and digits. Slots past the end get digit RADIX-1: they rank
-   * after every real key (they come last in tile order), so they fill the
-   * slots >= valid, which are never written out; their counts go only into
-   * the last tile's words, which no tile reads (portions before the last
-   * are whole tiles). */
-  K keys[ITEMS];
+  /* 1. Keys and digits. */
+  KeyBits keys[ITEMS];
   typename Rank::Digits digit;
-  {
-    const K *in = src + a.portion_first + tile_first + Rank::item_index(warp, lane, 0);
-    if (valid == TILE) {
-#pragma unroll
-      for (int i = 0; i < ITEMS; i++) keys[i] = in[i * WARP];
-#pragma unroll
-      for (int i = 0; i < ITEMS; i++) digit.set(i, Key::digit(keys[i], shift, a.flip));
-    } else {
-#pragma unroll
-      for (int i = 0; i < ITEMS; i++) {
-        const bool ok = uint32_t(Rank::item_index(warp, lane, i)) < valid;
-        keys[i] = ok ? in[i * WARP] : K(0);
-        digit.set(i, ok ? Key::digit(keys[i], shift, a.flip) : RADIX - 1);
-      }
-    }
-  }
+  load_keys<T, Shape>(src + a.portion_first + tile_first, valid, shift, a.flip, warp, lane, keys, digit);
   if constexpr (STAGED) { /* the values' copies, in tile order, in flight through the ranking */
-    const V *in = vsrc + a.portion_first + tile_first;
-    V *const to = s.shared_values();
-    if (valid == TILE && (reinterpret_cast<uintptr_t>(in) & 15) == 0) {
-      constexpr int CHUNKS = TILE * int(sizeof(V)) / 16;
+    const Value *in = vsrc + a.portion_first + tile_first;
+    Value *const to = s.shared_values();
+    if (valid == TILE && aligned16(in)) {
+      constexpr int CHUNKS = TILE * int(sizeof(Value)) / 16;
       for (int c = t; c < CHUNKS; c += THREADS)
         copy_async(reinterpret_cast<uint4 *>(to) + c, reinterpret_cast<const uint4 *>(in) + c);
     } else {
@@ -266,8 +273,8 @@ __device__ __forceinline__ void sort_tile(const onesweep_args &a, onesweep_stora
 #pragma unroll
   for (int i = 0; i < ITEMS; i++) s.x.keys[rank.get(i)] = keys[i];
   if constexpr (STAGED) { /* each value from its tile slot to its ranked slot, within shared memory */
-    V *const staged = s.shared_values();
-    V moved[ITEMS];
+    Value *const staged = s.shared_values();
+    Value moved[ITEMS];
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) moved[i] = staged[Rank::item_index(warp, lane, i)];
     __syncthreads(); /* every value read before any is overwritten */
@@ -275,8 +282,8 @@ __device__ __forceinline__ void sort_tile(const onesweep_args &a, onesweep_stora
     for (int i = 0; i < ITEMS; i++)
       if (valid == TILE || uint32_t(Rank::item_index(warp, lane, i)) < valid) staged[rank.get(i)] = moved[i];
   } else if constexpr (ASYNC) { /* the keys' registers free first */
-    const V *in = vsrc + a.portion_first + tile_first + Rank::item_index(warp, lane, 0);
-    V *const to = s.shared_values();
+    const Value *in = vsrc + a.portion_first + tile_first + Rank::item_index(warp, lane, 0);
+    Value *const to = s.shared_values();
 #pragma unroll
     for (int i = 0; i < ITEMS; i++)
       if (valid == TILE || uint32_t(Rank::item_index(warp, lane, i)) < valid)
@@ -285,9 +292,9 @@ __device__ __forceinline__ void sort_tile(const onesweep_args &a, onesweep_stora
   }
 
   /* Values are read now, so that their loads overlap the look-back. */
-  V values[VALUE_BYTES && !ASYNC ? ITEMS : 1];
+  Value values[VALUE_BYTES && !ASYNC ? ITEMS : 1];
   if constexpr (VALUE_BYTES != 0 && !ASYNC) {
-    const V *in = vsrc + a.portion_first + tile_first + Rank::item_index(warp, lane, 0);
+    const Value *in = vsrc + a.portion_first + tile_first + Rank::item_index(warp, lane, 0);
 #pragma unroll
     for (int i = 0; i < ITEMS; i++)
       if (valid == TILE || uint32_t(Rank::item_index(warp, lane, i)) < valid) values[i] = in[i * WARP];
@@ -302,8 +309,8 @@ __device__ __forceinline__ void sort_tile(const onesweep_args &a, onesweep_stora
       store_relaxed(lookback + uint64_t(tile) * RADIX + t, LOOKBACK_INCLUSIVE | (before + total));
     }
     const uint64_t run_offset = bucket_start + before - start_in_tile;
-    s.run_base[t] = reinterpret_cast<uintptr_t>(dst) + run_offset * sizeof(K);
-    if constexpr (ASYNC) s.run_base[RADIX + t] = reinterpret_cast<uintptr_t>(vdst) + run_offset * sizeof(V);
+    s.run_base[t] = reinterpret_cast<uintptr_t>(dst) + run_offset * sizeof(KeyBits);
+    if constexpr (ASYNC) s.run_base[RADIX + t] = reinterpret_cast<uintptr_t>(vdst) + run_offset * sizeof(Value);
     if (a.next_bucket_start && tile == tiles - 1) a.next_bucket_start[t] = bucket_start + before + total;
   }
   __syncthreads();
@@ -316,9 +323,9 @@ __device__ __forceinline__ void sort_tile(const onesweep_args &a, onesweep_stora
   for (int u = 0; u < ITEMS; u++) {
     const uint32_t j = t + u * THREADS;
     if (valid == TILE || j < valid) {
-      const K k = s.x.keys[j];
+      const KeyBits k = s.x.keys[j];
       const uint32_t d = Key::digit(k, shift, a.flip);
-      *reinterpret_cast<K *>(s.run_base[d] + uint64_t(j) * sizeof(K)) = k;
+      *reinterpret_cast<KeyBits *>(s.run_base[d] + uint64_t(j) * sizeof(KeyBits)) = k;
       if constexpr (VALUE_BYTES != 0) out_digit.set(u, d);
     }
   }
@@ -327,18 +334,18 @@ __device__ __forceinline__ void sort_tile(const onesweep_args &a, onesweep_stora
       copy_async_wait(); /* this thread's values have landed */
       __syncthreads();   /* and so have every thread's, visible to all */
     } /* staged: in their slots before the look-back's barrier */
-    const V *const from = s.shared_values();
+    const Value *const from = s.shared_values();
 #pragma unroll
     for (int u = 0; u < ITEMS; u++) {
       const uint32_t j = t + u * THREADS;
       if (valid == TILE || j < valid)
-        *reinterpret_cast<V *>(s.run_base[RADIX + out_digit.get(u)] + uint64_t(j) * sizeof(V)) = from[j];
+        *reinterpret_cast<Value *>(s.run_base[RADIX + out_digit.get(u)] + uint64_t(j) * sizeof(Value)) = from[j];
     }
   } else if constexpr (VALUE_BYTES != 0) {
     __syncthreads(); /* every key read from shared memory, every key address used */
     if (t < RADIX) { /* the values' addresses: run_offset again from the keys' (exact, signed) */
-      const int64_t offset = int64_t(s.run_base[t] - reinterpret_cast<uintptr_t>(dst)) / int64_t(sizeof(K));
-      s.run_base[t] = reinterpret_cast<uintptr_t>(vdst) + uint64_t(offset) * sizeof(V);
+      const int64_t offset = int64_t(s.run_base[t] - reinterpret_cast<uintptr_t>(dst)) / int64_t(sizeof(KeyBits));
+      s.run_base[t] = reinterpret_cast<uintptr_t>(vdst) + uint64_t(offset) * sizeof(Value);
     }
 #pragma unroll
     for (int i = 0; i < ITEMS; i++)
@@ -348,15 +355,15 @@ __device__ __forceinline__ void sort_tile(const onesweep_args &a, onesweep_stora
     for (int u = 0; u < ITEMS; u++) {
       const uint32_t j = t + u * THREADS;
       if (valid == TILE || j < valid)
-        *reinterpret_cast<V *>(s.run_base[out_digit.get(u)] + uint64_t(j) * sizeof(V)) = s.x.values[j];
+        *reinterpret_cast<Value *>(s.run_base[out_digit.get(u)] + uint64_t(j) * sizeof(Value)) = s.x.values[j];
     }
   }
 }
 
 template <gpu_dtype T, int VALUE_BYTES, typename Shape>
 __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks) onesweep_pass(const onesweep_args a) {
-  using K = typename radix_key<T>::bits;
-  using V = typename radix_value<VALUE_BYTES>::type;
+  using KeyBits = typename radix_key<T>::bits;
+  using Value = typename radix_value<VALUE_BYTES>::type;
   constexpr int THREADS = Shape::threads, TILE = Shape::tile_items;
   extern __shared__ __align__(16) unsigned char smem[];
   auto &s = *reinterpret_cast<onesweep_storage<T, VALUE_BYTES, Shape> *>(smem);
@@ -366,10 +373,10 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks) onesweep_pa
   const uint32_t what = plan & 3;
   if (what == PASS_SKIP) return;
   const bool in_buffer = plan & 4;
-  const K *src = static_cast<const K *>(in_buffer ? a.key_buffer : a.keys);
-  K *dst = static_cast<K *>(in_buffer ? a.keys : a.key_buffer);
-  const V *vsrc = static_cast<const V *>(in_buffer ? a.value_buffer : a.values);
-  V *vdst = static_cast<V *>(in_buffer ? a.values : a.value_buffer);
+  const KeyBits *src = static_cast<const KeyBits *>(in_buffer ? a.key_buffer : a.keys);
+  KeyBits *dst = static_cast<KeyBits *>(in_buffer ? a.keys : a.key_buffer);
+  const Value *vsrc = static_cast<const Value *>(in_buffer ? a.value_buffer : a.values);
+  Value *vdst = static_cast<Value *>(in_buffer ? a.values : a.value_buffer);
   const uint32_t tiles = (a.portion_items + TILE - 1) / TILE;
 
   if (what == PASS_COPY) { /* no order needed: chunks of a tile, grid-stride */
@@ -378,8 +385,8 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks) onesweep_pa
     for (uint32_t c = blockIdx.x; c < tiles; c += gridDim.x) {
       const uint64_t first = a.portion_first + uint64_t(c) * TILE;
       const uint32_t count = min(uint32_t(TILE), a.portion_items - c * TILE);
-      copy_chunk<K, THREADS, TILE>(src + first, dst + first, count, t, key_vectors);
-      if constexpr (VALUE_BYTES != 0) copy_chunk<V, THREADS, TILE>(vsrc + first, vdst + first, count, t, value_vectors);
+      copy_chunk<KeyBits, THREADS, TILE>(src + first, dst + first, count, t, key_vectors);
+      if constexpr (VALUE_BYTES != 0) copy_chunk<Value, THREADS, TILE>(vsrc + first, vdst + first, count, t, value_vectors);
     }
     return;
   }

@@ -21,12 +21,12 @@ namespace gp {
 namespace radix {
 
 template <gpu_dtype T, int VALUE_BYTES, typename Shape> struct single_block_storage {
-  using K = typename radix_key<T>::bits;
-  using V = typename radix_value<VALUE_BYTES>::type;
+  using KeyBits = typename radix_key<T>::bits;
+  using Value = typename radix_value<VALUE_BYTES>::type;
   union {
     typename block_rank<Shape>::storage rank;
-    K keys[Shape::tile_items];
-    V values[VALUE_BYTES ? Shape::tile_items : 1];
+    KeyBits keys[Shape::tile_items];
+    Value values[VALUE_BYTES ? Shape::tile_items : 1];
   } x;
 };
 
@@ -34,23 +34,23 @@ template <gpu_dtype T, int VALUE_BYTES, typename Shape>
 __global__ void __launch_bounds__(Shape::threads, 1)
     sort_single_block(void *keys_, void *values_, uint32_t n, uint32_t flip) {
   using Key = radix_key<T>;
-  using K = typename Key::bits;
-  using V = typename radix_value<VALUE_BYTES>::type;
+  using KeyBits = typename Key::bits;
+  using Value = typename radix_value<VALUE_BYTES>::type;
   using Rank = block_rank<Shape>;
   constexpr int ITEMS = Shape::items, TILE = Shape::tile_items;
   extern __shared__ __align__(16) unsigned char smem[];
   auto &s = *reinterpret_cast<single_block_storage<T, VALUE_BYTES, Shape> *>(smem);
   const int t = threadIdx.x, warp = t / WARP, lane = t % WARP;
-  K *const keys_io = static_cast<K *>(keys_);
-  V *const values_io = static_cast<V *>(values_);
+  KeyBits *const keys_io = static_cast<KeyBits *>(keys_);
+  Value *const values_io = static_cast<Value *>(values_);
 
-  K keys[ITEMS];
-  V values[VALUE_BYTES ? ITEMS : 1];
+  KeyBits keys[ITEMS];
+  Value values[VALUE_BYTES ? ITEMS : 1];
 #pragma unroll
   for (int i = 0; i < ITEMS; i++) {
     const uint32_t at = Rank::item_index(warp, lane, i);
-    keys[i] = at < n ? keys_io[at] : K(0);
-    if constexpr (VALUE_BYTES != 0) values[i] = at < n ? values_io[at] : V(0);
+    keys[i] = at < n ? keys_io[at] : KeyBits(0);
+    if constexpr (VALUE_BYTES != 0) values[i] = at < n ? values_io[at] : Value(0);
   }
 
   for (int d = 0; d < Key::digits; d++) {
