@@ -10,12 +10,6 @@
 #include "core/core.h"
 #include "core/cuda_memory.h"
 
-/* 1 (default): gpu_segreduce does not read n back where in's allocation
- * bounds it (segreduce_warps reads n on the device); 0: always read back. */
-#ifndef GP_SEGREDUCE_NO_WAIT
-#define GP_SEGREDUCE_NO_WAIT 1
-#endif
-
 extern "C" {
 #define GP_DECLARE(SUFFIX)                                                                                     \
   gpu_status gp_segmented_cuda_##SUFFIX(const void *in, void *out, size_t n, const uint8_t *heads,           \
@@ -49,7 +43,7 @@ gpu_status gp_segreduce_cuda(const void *in, const int64_t *offsets, size_t nseg
    * reads n itself and checks it against what in holds (n_max; a
    * deferred error): no wait. */
   size_t room = 0;
-  if (GP_SEGREDUCE_NO_WAIT && in && gp_cuda_room(in, &room)) {
+  if (in && gp_cuda_room(in, &room)) {
     const size_t n_max = room / w;
     if (!gp_ranges_overlap(out, nseg * w, in, n_max * w))
       return segmented(in, out, n_max, nullptr, offsets, nseg, t, op, 0, true);

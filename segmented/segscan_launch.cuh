@@ -11,6 +11,7 @@
 #include "device/segreduce_warps.cuh"
 #include "scan/scan_launch.cuh"
 #include "segmented_cuda.h"
+#include "segmented_tuning.h"
 
 namespace gp {
 
@@ -63,7 +64,7 @@ inline gpu_status prepare_offsets_check_only(const char *fn, cudaStream_t stream
 
 /* The table's memory (pool memory, freed by the caller) and t->bad, with
  * no launch: for seg_runs' blocks that write their runs' entries and check
- * the offsets themselves (GP_RUNS_OWN_TABLE); build_offsets_table's first
+ * the offsets themselves (runs_own_table); build_offsets_table's first
  * half. */
 inline gpu_status prepare_offsets_table(const char *fn, uint64_t tiles, cudaStream_t stream, gp_deferred_kind kind,
                                         bool wait, offsets_table *t) {
@@ -109,8 +110,8 @@ gpu_status segscan_launch(const char *fn, const T *in, T *out, uint64_t n, bool 
                           const Source &src, uint64_t tiles, cudaStream_t stream, const Values &values = Values{},
                           const Epilogue &epilogue = Epilogue{}) {
   constexpr auto kernel = segscan_blocked<T, OP, Shape, REVERSE, Source, REDUCE, Values, Epilogue>;
-  bool by_index = false; /* GP_SEG_BY_INDEX (segscan_blocked.cuh) */
-  if constexpr (GP_SEG_BY_INDEX != 0) by_index = tiles <= resident_blocks<kernel>(Shape::threads, 0);
+  /* Tiles by blockIdx where the whole grid fits the device at once. */
+  const bool by_index = tiles <= resident_blocks<kernel>(Shape::threads, 0);
   lookback_args lb;
   gp_tilestate ts{};
   gpu_status s = prepare_lookback<seg_pair<T>>(fn, tiles, 0, tiles > 1 && !by_index ? tiles : 0, &lb, &ts, nullptr);
@@ -121,23 +122,6 @@ gpu_status segscan_launch(const char *fn, const T *in, T *out, uint64_t n, bool 
   gpu_status r = gp_tilestate_release(fn, &ts);
   return s != GPU_OK ? s : r;
 }
-
-/* 1 (default): SpMV (and gpu_segreduce where GP_SEGREDUCE_WARPS is 0)
- * runs seg_runs (a run of tiles a block, look-back once a block); 0:
- * segscan_blocked (REDUCE), for A/B library builds. */
-#ifndef GP_SEG_RUNS
-#define GP_SEG_RUNS 1
-#endif
-/* 1 (default): forward scans over offsets run seg_runs where it pays
- * (runs_grid); 0: always segscan_blocked, for A/B library builds. */
-#ifndef GP_SEG_RUNS_SCAN
-#define GP_SEG_RUNS_SCAN 1
-#endif
-/* 1 (default): forward scans by head flags run seg_runs too where its runs
- * are long enough (runs_grid); 0: always segscan_blocked. */
-#ifndef GP_SEG_RUNS_FLAGS
-#define GP_SEG_RUNS_FLAGS 1
-#endif
 
 /* seg_runs' kernel, dynamic shared memory and grid: the blocks that fit the
  * device at once, at most one a tile. */
@@ -175,19 +159,14 @@ gpu_status seg_runs_launch(const char *fn, const T *in, T *out, uint64_t n, bool
   return s != GPU_OK ? s : r;
 }
 
-/* Segmented reduce over offsets by tiles (SpMV; gpu_segreduce where
- * GP_SEGREDUCE_WARPS is 0): the kernel GP_SEG_RUNS picks. */
+/* Segmented reduce over offsets by runs of tiles (SpMV's products). */
 template <typename T, gpu_op OP, typename Offset, typename Values, typename Epilogue, typename Shape = seg_shape<T>>
 gpu_status segreduce_launch(const char *fn, const T *in, uint64_t n, bool vector_ok,
                             const heads_from_offsets<Offset> &src, uint64_t tiles, cudaStream_t stream,
                             const Values &values, const Epilogue &epilogue) {
   using K = seg_runs_kernel<T, OP, heads_from_offsets<Offset>, true, Values, Epilogue, Shape>;
-  if constexpr (GP_SEG_RUNS != 0)
-    return seg_runs_launch<T, OP, heads_from_offsets<Offset>, true, Values, Epilogue, Shape>(
-        fn, in, nullptr, n, false, vector_ok, src, tiles, K::grid(tiles), stream, values, epilogue);
-  else
-    return segscan_launch<T, OP, false, heads_from_offsets<Offset>, true, Values, Epilogue, Shape>(
-        fn, in, nullptr, n, false, vector_ok, src, tiles, stream, values, epilogue);
+  return seg_runs_launch<T, OP, heads_from_offsets<Offset>, true, Values, Epilogue, Shape>(
+      fn, in, nullptr, n, false, vector_ok, src, tiles, K::grid(tiles), stream, values, epilogue);
 }
 
 /* A scan of one tile a block in either direction, on Shape's tiles. */
@@ -204,34 +183,13 @@ gpu_status segscan_dir_shaped(const char *fn, const T *in, T *out, uint64_t n, u
                                                                                         vector_ok, src, tiles, stream);
 }
 
-/*
- * Scans of 4-byte elements, at most GP_SEG_SMALL_N of them, take smaller
- * tiles (seg_small_shape, SpMV's: 256 threads of 8 items, 2048) than
- * the large ones (8192 elements). Why: at 2^16 the large tiles put the
- * scan on 8 blocks of 132 SMs, each tile's chain (ticket, search, offsets,
- * loads, look-back) over 32 KiB; small tiles, 32 blocks over a quarter of
- * that. On the H200 (session 29, GPU time, with GP_SEG_BY_INDEX;
- * bench/results/h200_seg_small_s29.txt): over offsets with segments of 4
- * at 2^16 / 2^18 / 2^20 11.4 -> 8.8 / 12.2 -> 9.6 / 13.4 -> 11.9 us
- * (0.87 -> 1.09-1.15x CUB), by flags 7.3 -> 6.3 us at 2^16 (the small
- * tiles without GP_SEG_BY_INDEX: 9.1 and 6.7). 8-byte elements: below.
- * Not over a table of tile_first[] (built for the large tiles): at
- * these sizes the tiles search their own segments unless
- * GP_SEG_SEARCH_TILES says otherwise. 1048576 (2^20 keeps the small tiles
- * within the table-free search's 512); 0: never, for A/B library builds.
- */
-#ifndef GP_SEG_SMALL_N
-#define GP_SEG_SMALL_N 1048576
-#endif
-/* The same for 8-byte elements (tiles of 2048 instead of 4096), up to
- * 2^18 of them: f64 on the H200 (session 30, GPU time,
- * bench/results/h200_seg_small8_s30.txt), every scan 5-17% faster at
- * 2^16-2^18 (over offsets with segments of 4 10.9 -> 9.1 us at 2^16,
- * 0.88-0.94x -> 1.09-1.15x CUB; by flags 7.1 -> 6.5 us), where at 2^20
- * they were 22-34% slower (session 29). 0: never, for A/B library builds. */
-#ifndef GP_SEG_SMALL_N_8
-#define GP_SEG_SMALL_N_8 262144
-#endif
+/* Scans of at most SEG_SMALL_N_4 4-byte elements (SEG_SMALL_N_8 8-byte
+ * ones) take smaller tiles (seg_small_shape, SpMV's: 2048 elements) than
+ * the large ones: at 2^16 the large tiles put the scan on 8 blocks of 132
+ * SMs, each tile's chain (ticket, search, offsets, loads, look-back) over
+ * 32 KiB; small tiles, 32 blocks over a quarter of that. Not over a table
+ * of tile_first[] (built for the large tiles): at these sizes the tiles
+ * search their own segments (SEG_SEARCH_TILES). */
 template <typename Source> bool reads_table(const Source &src) {
   if constexpr (offsets_source<Source>) return src.tile_first != nullptr;
   else return false;
@@ -240,10 +198,9 @@ template <typename Source> bool reads_table(const Source &src) {
 template <typename T, gpu_op OP, typename Source>
 gpu_status segscan_dir(const char *fn, const T *in, T *out, uint64_t n, unsigned flags, const Source &src,
                        cudaStream_t stream) {
-  constexpr uint64_t small_n = sizeof(T) == 4 ? uint64_t(GP_SEG_SMALL_N) : uint64_t(GP_SEG_SMALL_N_8);
-  if constexpr (small_n > 0)
-    if (n <= small_n && !reads_table(src))
-      return segscan_dir_shaped<T, OP, Source, seg_small_shape<sizeof(T)>>(fn, in, out, n, flags, src, stream);
+  constexpr uint64_t small_n = sizeof(T) == 4 ? uint64_t(SEG_SMALL_N_4) : uint64_t(SEG_SMALL_N_8);
+  if (n <= small_n && !reads_table(src))
+    return segscan_dir_shaped<T, OP, Source, seg_small_shape<sizeof(T)>>(fn, in, out, n, flags, src, stream);
   return segscan_dir_shaped<T, OP, Source, seg_shape<T>>(fn, in, out, n, flags, src, stream);
 }
 
@@ -257,26 +214,12 @@ gpu_status segscan_dir(const char *fn, const T *in, T *out, uint64_t n, unsigned
  * written twice (seg_runs.cuh). By flags the segments are not known
  * beforehand: segments longer than a run cost that everywhere.
  */
-#ifndef GP_SEG_RUNS_ALWAYS
-#define GP_SEG_RUNS_ALWAYS 0 /* 1: every forward scan by seg_runs (sanitizer and test builds) */
-#endif
 /* seg_runs' grid where its runs pay, else 0 (nseg: 0 by flags). */
 template <typename K> unsigned runs_grid(uint64_t tiles, uint64_t n, uint64_t nseg) {
   const unsigned grid = K::grid(tiles);
-  if (GP_SEG_RUNS_ALWAYS != 0) return grid;
   if (tiles < 2 * uint64_t(grid)) return 0;
   return nseg == 0 || n / nseg <= tiles / grid * K::tile_items / 4 ? grid : 0;
 }
-
-/* 1 (default): scans by runs of 8-byte elements with short segments (a
- * mean of at most GP_RUNS_CHECK_MEAN, whose offsets the scan checks) stage
- * their offsets in shared memory as 4-byte scans do, through a second
- * kernel instance (heads_from_offsets_staged); longer segments keep plain
- * loads, which were faster for them (bench/NOTES.md). 0: never, for A/B
- * library builds. */
-#ifndef GP_RUNS_STAGE_SHORT_8
-#define GP_RUNS_STAGE_SHORT_8 1
-#endif
 
 /* A forward scan by seg_runs on `grid` blocks (Source: flags or offsets). */
 template <typename T, gpu_op OP, typename Source>
@@ -290,12 +233,14 @@ gpu_status segscan_runs(const char *fn, const T *in, T *out, uint64_t n, bool ex
 
 /* A forward scan over offsets by seg_runs: 8-byte elements with short
  * segments (src.check_windows) take the instance with offset stages, and
- * so do 4-byte ones that walk (src.walk_window; segmented_op). */
+ * so do 4-byte ones that walk (src.walk_window; segmented_op). Scans of
+ * 8-byte elements with longer segments keep plain loads of their offsets,
+ * which are faster for them. */
 template <typename T, gpu_op OP>
 gpu_status segscan_offsets_runs(const char *fn, const T *in, T *out, uint64_t n, bool exclusive,
                                 const heads_from_offsets<int64_t> &src, uint64_t tiles, unsigned grid,
                                 cudaStream_t stream) {
-  constexpr bool staged_8 = GP_RUNS_STAGE_SHORT_8 != 0 && sizeof(T) == 8;
+  constexpr bool staged_8 = sizeof(T) == 8;
   if constexpr (staged_8 || runs_walk_4<T>) {
     if (staged_8 ? src.check_windows : src.walk_window != 0) {
       using Results = store_results<T, scan_op<T, OP>>;
@@ -309,31 +254,6 @@ gpu_status segscan_offsets_runs(const char *fn, const T *in, T *out, uint64_t n,
   }
   return segscan_runs<T, OP>(fn, in, out, n, exclusive, src, tiles, grid, stream);
 }
-
-/* 1 (default): gpu_segreduce runs segreduce_warps (one launch, n read on
- * the device); 0: seg_runs after the tile_first[] launch, for A/B library
- * builds. */
-#ifndef GP_SEGREDUCE_WARPS
-#define GP_SEGREDUCE_WARPS 1
-#endif
-
-/* 1 (default): gpu_segreduce over 512 segments or more, and few enough
- * (at most 255 a group block), runs segreduce_direct, which reduces a
- * group of segments a block where n and the mean segment are small
- * (session 31, queued on the H200: 14-51% faster at 2^16-2^18 with
- * segments of 4 and 64, h200_seg_direct_s31.txt) and is segreduce_warps
- * elsewhere; 0: always segreduce_warps (before session 31). */
-#ifndef GP_SEGREDUCE_DIRECT
-#define GP_SEGREDUCE_DIRECT 1
-#endif
-
-/* Fewer segments keep segreduce_warps: segreduce_direct's own instance of
- * it was 6-12% slower for 4-byte types with segments of 4096 at 2^16-2^21
- * (17-501 segments; calls 2-4), and with under 512 segments the direct
- * path could only take n up to 2^18 anyway. */
-#ifndef GP_SEGREDUCE_DIRECT_MIN_SEGMENTS
-#define GP_SEGREDUCE_DIRECT_MIN_SEGMENTS 512
-#endif
 
 /* One launch of a gpu_segreduce kernel, launch(lb, bad), with what it
  * needs around it: the deferred word for malformed offsets, the look-back
@@ -367,7 +287,7 @@ gpu_status segreduce_launch_checked(const char *fn, cudaStream_t stream, unsigne
 template <typename T> bool plan_direct(uint64_t nseg, unsigned grid, direct_args *da) {
   using D = direct_shape<T>;
   const unsigned helpers = grid / 4 > 0 ? grid / 4 : 1;
-  if (GP_SEGREDUCE_DIRECT == 0 || grid <= helpers || nseg < GP_SEGREDUCE_DIRECT_MIN_SEGMENTS) return false;
+  if (grid <= helpers || nseg < SEG_DIRECT_MIN_SEGMENTS) return false;
   *da = direct_args{};
   da->groups = grid - helpers;
   da->per = (nseg + da->groups - 1) / da->groups;
@@ -385,7 +305,7 @@ gpu_status segreduce_by_warps(const char *fn, const T *in, const int64_t *offset
                               T *out, cudaStream_t stream) {
   using S = warps_reduce_shape<T>;
   using Results = store_results<T, scan_op<T, OP>>;
-  if constexpr (GP_SEGREDUCE_DIRECT != 0) {
+  {
     constexpr auto direct = segreduce_direct<T, OP, Results>;
     const unsigned grid = resident_blocks<direct>(S::threads, S::smem);
     direct_args da;
@@ -412,17 +332,6 @@ gpu_status segreduce_by_warps(const char *fn, const T *in, const int64_t *offset
                                      });
 }
 
-/* Scans over offsets by segscan_blocked with at most this many tiles find
- * their tiles' segments themselves (search_tile_offsets) instead of
- * reading the table of a first launch. 512 (2^22 4-byte elements, too few
- * tiles for runs of two on the H200) against 256, at 2^22 (session 16,
- * call 6): 0.83-0.85x -> 0.93-0.94x CUB with segments of 4, 0.97-1.07x ->
- * 1.14-1.30x with 64 and 4096; other sizes unchanged. 0: always the table,
- * for A/B library builds. */
-#ifndef GP_SEG_SEARCH_TILES
-#define GP_SEG_SEARCH_TILES 512
-#endif
-
 /* One (type, operator): heads, offsets, or reduce. */
 template <typename T, gpu_op OP>
 gpu_status segmented_op(const T *in, T *out, uint64_t n, const uint8_t *heads, const int64_t *offsets, uint64_t nseg,
@@ -435,20 +344,20 @@ gpu_status segmented_op(const T *in, T *out, uint64_t n, const uint8_t *heads, c
   using Results = store_results<T, scan_op<T, OP>>;
   using FlagRuns = seg_runs_kernel<T, OP, heads_from_flags, false, plain_values, Results, Shape>;
   using OffsetRuns = seg_runs_kernel<T, OP, heads_from_offsets<int64_t>, false, plain_values, Results, Shape>;
-  if (reduce && GP_SEGREDUCE_WARPS != 0) return segreduce_by_warps<T, OP>(fn, in, offsets, nseg, n, out, stream);
+  if (reduce) return segreduce_by_warps<T, OP>(fn, in, offsets, nseg, n, out, stream);
   const bool forward = !(flags & GPU_REVERSE), exclusive = flags & GPU_EXCLUSIVE;
   if (heads) {
-    const unsigned grid = GP_SEG_RUNS_FLAGS != 0 && forward ? runs_grid<FlagRuns>(tiles, n, 0) : 0;
+    const unsigned grid = forward ? runs_grid<FlagRuns>(tiles, n, 0) : 0;
     if (grid) return segscan_runs<T, OP>(fn, in, out, n, exclusive, heads_from_flags{heads}, tiles, grid, stream);
     return segscan_dir<T, OP, heads_from_flags>(fn, in, out, n, flags, heads_from_flags{heads}, stream);
   }
   /* A scan of one tile a block over few tiles finds each tile's segments
    * itself: no table, no launch for it. */
-  unsigned grid = GP_SEG_RUNS_SCAN != 0 && forward && !reduce ? runs_grid<OffsetRuns>(tiles, n, nseg) : 0;
+  unsigned grid = forward && !reduce ? runs_grid<OffsetRuns>(tiles, n, nseg) : 0;
   /* Runs that walk the offsets (the instance with offset stages,
    * segscan_offsets_runs): no table, and the scan checks every offset
-   * (GP_RUNS_WALK, seg_runs.cuh). 8-byte elements with short segments;
-   * 4-byte elements in runs of at most GP_RUNS_WALK_RUNS_4 tiles (longer
+   * (seg_runs.cuh). 8-byte elements with short segments;
+   * 4-byte elements in runs of at most SEG_RUNS_WALK_RUNS_4 tiles (longer
    * runs lose more to the walk's spills than the table costs; at 2^24 on
    * the H200, 8 tiles a run: segments of 4 0.97x -> 1.03-1.04x CUB, of 64
    * and 4096 +2-5%; session 18, call 3). A tile's window: its mean count
@@ -461,25 +370,24 @@ gpu_status segmented_op(const T *in, T *out, uint64_t n, const uint8_t *heads, c
   /* 4-byte scans with more tiles than resident blocks but too few for runs
    * of two on all of them (2^22 elements on the H200) walk runs of two
    * tiles where the mean segment is at most an eighth of a tile: one wave
-   * of blocks, where one tile a block takes two (GP_RUNS_WALK_PAIRS). On
+   * of blocks, where one tile a block takes two. On
    * the H200 at 2^22 (session 18, call 3): segments of 4 0.92x -> 1.01x
    * CUB (f32 0.94x -> 1.04x), of 64 1.17x -> 1.20x; of 4096 (half a tile)
    * it was slower, 1.27x -> 1.19x: they keep one tile a block. */
-  if (runs_walk_4<T> && GP_RUNS_WALK_PAIRS != 0 && GP_SEG_RUNS_SCAN != 0 && forward && !reduce && grid == 0 &&
+  if (runs_walk_4<T> && forward && !reduce && grid == 0 &&
       window_fits && n / (nseg ? nseg : 1) <= Shape::tile_items / 8) {
     const uint64_t resident = OffsetRuns::grid(tiles); /* a host query: only for these candidates */
     if (tiles > resident && tiles < 2 * resident) grid = unsigned((tiles + 1) / 2);
   }
-  const bool search = !reduce && grid == 0 && tiles <= GP_SEG_SEARCH_TILES;
+  const bool search = !reduce && grid == 0 && tiles <= SEG_SEARCH_TILES;
   /* Short segments by runs: the run's tiles check the offsets (seg_runs.cuh). */
-  const bool short_segments = grid && GP_RUNS_CHECK != 0 && n <= nseg * uint64_t(GP_RUNS_CHECK_MEAN);
-  const bool walk = GP_RUNS_WALK != 0 && window_fits &&
-                    ((GP_RUNS_STAGE_SHORT_8 != 0 && sizeof(T) == 8 && short_segments) ||
-                     (runs_walk_4<T> && grid && tiles <= uint64_t(GP_RUNS_WALK_RUNS_4) * grid));
+  const bool short_segments = grid && n <= nseg * uint64_t(SEG_RUNS_CHECK_MEAN);
+  const bool walk = window_fits && ((sizeof(T) == 8 && short_segments) ||
+                                    (runs_walk_4<T> && grid && tiles <= uint64_t(SEG_RUNS_WALK_RUNS_4) * grid));
   const bool check_windows = short_segments || walk;
   /* 4-byte scans by longer runs over long segments: each block writes its
    * run's entries of the table and checks the offsets it spans
-   * (GP_RUNS_OWN_TABLE, seg_runs.cuh), no launch for it. */
+   * (runs_own_table, seg_runs.cuh), no launch for it. */
   const bool own_table =
       runs_own_table<T> && grid && !check_windows && tiles <= uint64_t(RUNS_TABLE_MAX) * grid;
   const bool no_table = search || walk;
