@@ -40,8 +40,21 @@ enum {
   /* The most tiles a run may hold for its block to build its own entries
    * of the table (2^30 4-byte elements on the H200). */
   SEG_RUNS_TABLE_MAX = 512,
+  /* segreduce_warps: threads a block, and the bytes of consecutive items
+   * a lane takes a step (4-byte, 8-byte types; 16 items either way). */
+  SEG_WARPS_THREADS = 256,
+  SEG_WARPS_LANE_BYTES_4 = 64,
+  SEG_WARPS_LANE_BYTES_8 = 128,
   /* gpu_segreduce over fewer segments keeps segreduce_warps. */
-  SEG_DIRECT_MIN_SEGMENTS = 512
+  SEG_DIRECT_MIN_SEGMENTS = 512,
+  /* segreduce_direct: a thread's items in a window's scan, the windows a
+   * light group may take in turn, the windows it holds on average at most
+   * (a launch goes direct only where n is at most groups x this many
+   * windows / 2), and the mean segment above which no launch goes direct. */
+  SEG_DIRECT_ITEMS = 16,
+  SEG_DIRECT_WINDOWS = 8,
+  SEG_DIRECT_GROUP_WINDOWS = 4,
+  SEG_DIRECT_MAX_MEAN = 512
 };
 
 #ifdef __cplusplus
@@ -57,26 +70,24 @@ struct seg_runs_tuning {
 };
 
 /* segreduce_warps, by element size: blocks an SM its launch bounds ask
- * for (256 threads each), the bytes of consecutive items a lane takes a
- * step, and how many steps ahead a warp's copies run. */
+ * for (SEG_WARPS_THREADS each), the bytes of consecutive items a lane
+ * takes a step, and how many steps ahead a warp's copies run. */
 template <int ELEMENT_BYTES> struct segreduce_warps_tuning {
   static constexpr int min_blocks = 3; /* 80 registers */
-  static constexpr int lane_bytes = 64;
+  static constexpr int lane_bytes = SEG_WARPS_LANE_BYTES_4;
   static constexpr int ahead = 2;
 };
 template <> struct segreduce_warps_tuning<8> {
   static constexpr int min_blocks = 2; /* 16 items a lane: 128 registers */
-  static constexpr int lane_bytes = 128;
+  static constexpr int lane_bytes = SEG_WARPS_LANE_BYTES_8;
   static constexpr int ahead = 2;
 };
 
-/* segreduce_direct: the windows a light group may take in turn, the
- * windows it holds on average at most, and the mean segment above which
- * no launch goes direct. */
+/* segreduce_direct (the values above). */
 struct segreduce_direct_tuning {
-  static constexpr int windows = 8;
-  static constexpr int group_windows = 4;
-  static constexpr int max_mean = 512;
+  static constexpr int windows = SEG_DIRECT_WINDOWS;
+  static constexpr int group_windows = SEG_DIRECT_GROUP_WINDOWS;
+  static constexpr int max_mean = SEG_DIRECT_MAX_MEAN;
 };
 
 }  // namespace gp

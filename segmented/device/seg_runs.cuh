@@ -91,15 +91,8 @@ __device__ inline T scan_from_prefix(T (&v)[ITEMS], uint32_t bits, T acc, uint32
  * folds of values in the same order, so the same bits; only the flags are
  * kept as the thread's bit mask, not one flag a pair. Why: with a flag in
  * every pair (and the exclusive choice, the carry's search and the
- * restarts item by item) a warp spent 368 of its 712 instructions a tile
- * here (scan over offsets, i32, segments of 64, 2^26; ncu source counters,
- * issue slots 59% busy). On the H200 (session 23, calls 4-5,
- * `h200_seg_scan_bits_ab.txt`; the same output bits in 672 cases): scans
- * over offsets, i32 with segments of 64 and 4096 2-6% faster (L 64 at
- * 2^26 173 -> 167 us), f32 8-10%, segments of 4 11-15%, f64 0-5%; by
- * head flags 0-1.5%; SpMV on the large generated matrices 0-4%; 2^20
- * and below (segscan_blocked) unchanged. Uniform across the block; one
- * barrier.
+ * restarts item by item) about half of a warp's instructions a tile went
+ * here (bench/NOTES.md). Uniform across the block; one barrier.
  */
 template <typename T, gpu_op OP, typename B>
 __device__ inline void scan_in_run(T (&v)[B::items], uint32_t bits, uint32_t tile, uint32_t valid, bool excl,

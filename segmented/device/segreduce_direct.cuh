@@ -6,8 +6,7 @@
  * the device), a search for each warp's window and the look-back for
  * segments that cross chunks: four or five round trips before the last
  * result, where CUB's block a segment needs two (its offsets, then its
- * values). At 2^16 elements with segments of 64 that was 8.0 us against
- * CUB's 4.9 (queued, H200, session 31). A block a group is unbalanced
+ * values). A block a group is unbalanced
  * where segments are long or skewed; this kernel takes it only where that
  * cannot cost much, and otherwise leaves every block to segreduce_warps.
  *
@@ -43,13 +42,9 @@
  * is checked (each group block checks its own, the ends shared with its
  * neighbours) and clamped into [0, n] before use.
  *
- * Measured (bench/NOTES.md, h200_seg_direct_s31.txt, h200_seg_windows_s32.txt;
- * GPU time): segments of 4 and 64 at 2^16-2^18 14-51% faster than
- * segreduce_warps alone; windows (session 32): segments of 64 at 2^20 /
- * 2^21 22% / 15% faster, and the copies by cp.async 3-9% at 2^16-2^18;
- * where the launch is not direct, segreduce_warps' code ran 6-12% slower
- * in this kernel at 2^16-2^21 with segments of 4096 (17-501 segments), so
- * the host takes this kernel from 512 segments only.
+ * Where the launch is not direct, segreduce_warps' code runs slower in
+ * this kernel than alone with few long segments, so the plan takes this
+ * kernel from SEG_DIRECT_MIN_SEGMENTS segments only (bench/NOTES.md).
  */
 #pragma once
 
@@ -62,7 +57,7 @@ namespace gp {
  * thread; and the mean segment length above which no launch goes direct. */
 template <typename T> struct direct_shape {
   using S = warps_reduce_shape<T>;
-  static constexpr int items = 16;                      /* a thread's, in a window's scan */
+  static constexpr int items = SEG_DIRECT_ITEMS; /* a thread's, in a window's scan */
   static constexpr uint64_t span = uint64_t(S::threads) * items;
   static constexpr uint64_t windows = segreduce_direct_tuning::windows;
   static constexpr uint64_t buffers = windows > 1 ? 2 : 1;

@@ -64,7 +64,7 @@ namespace gp {
 /* The kernel's block and a lane's step of consecutive items. */
 template <typename T> struct warps_reduce_shape {
   static constexpr bool wide = sizeof(T) == 8;
-  static constexpr int threads = 256, warps = threads / 32;
+  static constexpr int threads = SEG_WARPS_THREADS, warps = threads / 32;
   using tuning = segreduce_warps_tuning<int(sizeof(T))>;
   static constexpr int min_blocks = tuning::min_blocks;
   static constexpr int vec = 16 / int(sizeof(T));
@@ -125,8 +125,7 @@ __device__ __forceinline__ bool segreduce_warps_block(const T *in, const int64_t
    * fill 196 KiB of shared memory to the last 256 bytes). */
   constexpr bool CACHE = !S::wide;
   /* The search before n is known, for 4-byte types: with 8-byte ones (and
-   * blocks by index) ptxas spilled 12-32 bytes and f64 ran 2-7% slower at
-   * 2^20-2^28 (h200_segreduce_warps_ab.txt, session 22, calls 1-3). */
+   * blocks by index) ptxas spills and f64 runs slower. */
   constexpr bool SPECULATE = !S::wide;
   __shared__ int64_t s_offsets_cache[WARPS][CACHE ? 64 : 1];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;

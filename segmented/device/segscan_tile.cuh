@@ -36,25 +36,16 @@ template <int THREADS, int ROWS, int VEC, int MIN_BLOCKS> struct seg_tile_shape 
   static constexpr int min_blocks = MIN_BLOCKS;
 };
 
-/* Measured shapes (bench_segmented, bench_spmv on the H200), by element
- * size B, 16 items a thread unless said:
- *  - large, 4-byte: 512 threads at 2 blocks an SM (64 registers). Sweep of
- *    the blocked kernel at the same 16 items (copy/gpuprim at 2^28, flags /
- *    offsets / reduce): 256 threads at 3 blocks 0.54 / 0.46 / 0.28, at 4
- *    0.60 / 0.52 / 0.33, 128 at 6 0.50 / 0.45 / 0.27, 128 at 8 0.53 / 0.46
- *    / 0.29, 512 at 2 0.64 / 0.53 / 0.33 (SpMV on generated matrices: the
- *    least ratio to cuSPARSE 0.53 -> 0.64). At 2^16 it is 5% slower than
- *    256 at 3 (fewer, larger tiles). ncu at 256 x 3: half the stall cycles
- *    at barriers, so the gain is more warps to run while a tile waits.
- *  - large, 8-byte: 256 threads at 2. Swept in session 15 (call 4, f64
- *    scans at 2^20-2^28, `h200_seg_shapes_ab.txt`): 8 items at 4 blocks
- *    took offsets with segments of 4 at 2^28 from 0.63 to 0.72 of a copy
- *    but 2^20 from 1.0-1.2x CUB to 0.75-0.87x (twice the tiles: past the
- *    table-free search's 256); 512 x 8 at 2 0.68 there, the rest equal;
- *    256 x 16 at 3 spills and is slower; 512 x 16 needs more than 48 KB of
- *    static shared memory. (SpMV's f64 tiles differ: spmv_launch.cuh.)
- *  - small (SpMV below 2^21 nonzeros): 256 threads of 8 items at 4 blocks
- *    (4-byte) or 3.
+/* The shapes (segmented_tuning.h; their sweeps: bench/NOTES.md), by
+ * element size B, 16 items a thread unless said:
+ *  - large, 4-byte: 512 threads at 2 blocks an SM (64 registers): more
+ *    warps to run while a tile waits at its barriers;
+ *  - large, 8-byte: 256 threads at 2 (8 items at 4 blocks doubles the
+ *    tiles, past the table-free search's reach at 2^20; 256 x 16 at 3
+ *    spills; 512 x 16 needs more than 48 KB of static shared memory).
+ *    SpMV's f64 tiles differ: spmv_tuning.h;
+ *  - small (small scans, SpMV below 2^21 nonzeros): 256 threads of 8
+ *    items at 4 blocks (4-byte) or 3.
  * Each is 2 to 8 rows of one 16-byte vector a thread, as the blocked
  * kernel's transposes require. */
 template <int B>
@@ -258,9 +249,8 @@ __device__ inline void guided_rounds(const Offset *offsets, uint64_t n, uint64_t
  * 32^k; GUIDED: after a first round where the mean puts them
  * (guided_rounds). Every caller of an instance searches the same way, so
  * two blocks that both find an entry find the same value, malformed
- * offsets or not. Why not GUIDED in seg_runs' prologue: there it made
- * scans over offsets with segments of 64 at 2^22 5% slower (session 27,
- * call 3; not understood), where segscan_blocked's scans gained 5-9%. */
+ * offsets or not. seg_runs' prologue searches without GUIDED: there the
+ * guided round made walking runs slower (bench/NOTES.md). */
 template <bool GUIDED, typename Offset>
 __device__ inline void table_entries_by_warp(const heads_from_offsets<Offset> &src, uint64_t t0, uint64_t t1,
                                              uint32_t tiles, uint32_t tile_items, uint64_t n, int lane,
