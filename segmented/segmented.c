@@ -84,7 +84,7 @@ gpu_status gpu_segscan_flags(const void *in, void *out, size_t n, const uint8_t 
     s = gp_check_disjoint(fn, "out", out, n * gpu_dtype_size(t), "heads", heads, n);
   if (s != GPU_OK || n == 0) return s;
 #if GPUPRIM_HAVE_CUDA
-  if (b == GPU_BACKEND_CUDA) return gp_segscan_cuda(in, out, n, heads, NULL, 0, t, op, flags);
+  if (b == GPU_BACKEND_CUDA) return gp_segscan_flags_cuda(in, out, n, heads, t, op, flags);
 #endif
   return gp_segscan_host(in, out, n, heads, NULL, 0, t, op, flags);
 }
@@ -105,7 +105,7 @@ gpu_status gpu_segscan_offsets(const void *in, void *out, size_t n, const int64_
                           (nseg + 1) * sizeof(int64_t));
   if (s != GPU_OK) return s;
 #if GPUPRIM_HAVE_CUDA
-  if (b == GPU_BACKEND_CUDA) return gp_segscan_cuda(in, out, n, NULL, offsets, nseg, t, op, flags);
+  if (b == GPU_BACKEND_CUDA) return gp_segscan_offsets_cuda(in, out, n, offsets, nseg, t, op, flags);
 #endif
   size_t last;
   s = check_offsets_host(fn, offsets, nseg, true, n, &last);

@@ -1,6 +1,5 @@
 /*
- * The CUDA backend's segmented scan and reduce, callable from C. Until the
- * kernels land (issue 5), segmented_cuda_stub.c answers GPU_ERR_UNSUPPORTED.
+ * The CUDA backend's segmented scan and reduce, callable from C.
  *
  * segmented.c has checked everything the host can check without reading
  * device memory: type and operator, flags, each array's pointer, alignment and
@@ -33,16 +32,16 @@ extern "C" {
 #endif
 
 /*
- * gpu_segscan_flags (heads != NULL, offsets == NULL, nseg == 0) or
- * gpu_segscan_offsets (offsets != NULL, heads == NULL, nseg >= 1): exactly one
- * of heads and offsets is non-NULL, and n > 0. heads[0] is ignored (a segment
- * always starts at 0). flags: GPU_EXCLUSIVE, GPU_REVERSE as in gpu_scan;
- * in == out allowed. Float results must be bitwise identical from run to run.
- * Ordered on the thread's stream.
+ * gpu_segscan_flags: n > 0, heads of n bytes (heads[0] is ignored: a segment
+ * always starts at 0). gpu_segscan_offsets: n > 0, nseg >= 1 segments.
+ * flags: GPU_EXCLUSIVE, GPU_REVERSE as in gpu_scan; in == out allowed. Float
+ * results must be bitwise identical from run to run. Ordered on the
+ * thread's stream.
  */
-gpu_status gp_segscan_cuda(const void *in, void *out, size_t n, const uint8_t *heads,
-                           const int64_t *offsets, size_t nseg, gpu_dtype t, gpu_op op,
-                           unsigned flags);
+gpu_status gp_segscan_flags_cuda(const void *in, void *out, size_t n, const uint8_t *heads, gpu_dtype t,
+                                 gpu_op op, unsigned flags);
+gpu_status gp_segscan_offsets_cuda(const void *in, void *out, size_t n, const int64_t *offsets, size_t nseg,
+                                   gpu_dtype t, gpu_op op, unsigned flags);
 
 /*
  * gpu_segreduce: out[s] = in[offsets[s]] op ... op in[offsets[s+1] - 1], the
@@ -58,6 +57,15 @@ gpu_status gp_segscan_cuda(const void *in, void *out, size_t n, const uint8_t *h
  */
 gpu_status gp_segreduce_cuda(const void *in, const int64_t *offsets, size_t nseg, void *out,
                              gpu_dtype t, gpu_op op);
+
+/* One element type's kernels (segscan_cuda_<type>.cu): the entries above
+ * for that type; reduce takes n_max, the elements in holds at most. */
+typedef struct {
+  gpu_status (*scan_heads)(const void *in, void *out, size_t n, const uint8_t *heads, gpu_op op, unsigned flags);
+  gpu_status (*scan_offsets)(const void *in, void *out, size_t n, const int64_t *offsets, size_t nseg, gpu_op op,
+                             unsigned flags);
+  gpu_status (*reduce)(const void *in, const int64_t *offsets, size_t nseg, size_t n_max, void *out, gpu_op op);
+} gp_segmented_cuda_type;
 
 #ifdef __cplusplus
 }

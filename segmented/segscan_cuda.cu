@@ -10,35 +10,34 @@
 #include "core/core.h"
 #include "core/cuda_memory.h"
 
-/* 1 (default): gpu_segreduce does not read n back where in's allocation
- * bounds it (segreduce_warps reads n on the device); 0: always read back. */
-#ifndef GP_SEGREDUCE_NO_WAIT
-#define GP_SEGREDUCE_NO_WAIT 1
-#endif
-
 extern "C" {
-#define GP_DECLARE(SUFFIX)                                                                                     \
-  gpu_status gp_segmented_cuda_##SUFFIX(const void *in, void *out, size_t n, const uint8_t *heads,           \
-                                        const int64_t *offsets, size_t nseg, gpu_op op, unsigned flags, bool reduce);
-GP_DECLARE(i32) GP_DECLARE(u32) GP_DECLARE(i64) GP_DECLARE(u64) GP_DECLARE(f32) GP_DECLARE(f64)
-#undef GP_DECLARE
+extern const gp_segmented_cuda_type gp_segmented_cuda_i32, gp_segmented_cuda_u32, gp_segmented_cuda_i64,
+    gp_segmented_cuda_u64, gp_segmented_cuda_f32, gp_segmented_cuda_f64;
 
-static gpu_status segmented(const void *in, void *out, size_t n, const uint8_t *heads, const int64_t *offsets,
-                            size_t nseg, gpu_dtype t, gpu_op op, unsigned flags, bool reduce) {
+/* The kernels of element type t, or NULL (an error set) for no such type. */
+static const gp_segmented_cuda_type *cuda_type(gpu_dtype t) {
   switch (t) {
-    case GPU_I32: return gp_segmented_cuda_i32(in, out, n, heads, offsets, nseg, op, flags, reduce);
-    case GPU_U32: return gp_segmented_cuda_u32(in, out, n, heads, offsets, nseg, op, flags, reduce);
-    case GPU_I64: return gp_segmented_cuda_i64(in, out, n, heads, offsets, nseg, op, flags, reduce);
-    case GPU_U64: return gp_segmented_cuda_u64(in, out, n, heads, offsets, nseg, op, flags, reduce);
-    case GPU_F32: return gp_segmented_cuda_f32(in, out, n, heads, offsets, nseg, op, flags, reduce);
-    case GPU_F64: return gp_segmented_cuda_f64(in, out, n, heads, offsets, nseg, op, flags, reduce);
+    case GPU_I32: return &gp_segmented_cuda_i32;
+    case GPU_U32: return &gp_segmented_cuda_u32;
+    case GPU_I64: return &gp_segmented_cuda_i64;
+    case GPU_U64: return &gp_segmented_cuda_u64;
+    case GPU_F32: return &gp_segmented_cuda_f32;
+    case GPU_F64: return &gp_segmented_cuda_f64;
   }
-  return gp_fail(GPU_ERR_INVALID_ARGUMENT, "segmented: unknown element type %d", int(t));
+  gp_fail(GPU_ERR_INVALID_ARGUMENT, "segmented: unknown element type %d", int(t));
+  return nullptr;
 }
 
-gpu_status gp_segscan_cuda(const void *in, void *out, size_t n, const uint8_t *heads, const int64_t *offsets,
-                           size_t nseg, gpu_dtype t, gpu_op op, unsigned flags) {
-  return segmented(in, out, n, heads, heads ? nullptr : offsets, nseg, t, op, flags, false);
+gpu_status gp_segscan_flags_cuda(const void *in, void *out, size_t n, const uint8_t *heads, gpu_dtype t, gpu_op op,
+                                 unsigned flags) {
+  const gp_segmented_cuda_type *type = cuda_type(t);
+  return type ? type->scan_heads(in, out, n, heads, op, flags) : GPU_ERR_INVALID_ARGUMENT;
+}
+
+gpu_status gp_segscan_offsets_cuda(const void *in, void *out, size_t n, const int64_t *offsets, size_t nseg,
+                                   gpu_dtype t, gpu_op op, unsigned flags) {
+  const gp_segmented_cuda_type *type = cuda_type(t);
+  return type ? type->scan_offsets(in, out, n, offsets, nseg, op, flags) : GPU_ERR_INVALID_ARGUMENT;
 }
 
 gpu_status gp_segreduce_cuda(const void *in, const int64_t *offsets, size_t nseg, void *out, gpu_dtype t, gpu_op op) {
@@ -49,10 +48,12 @@ gpu_status gp_segreduce_cuda(const void *in, const int64_t *offsets, size_t nseg
    * reads n itself and checks it against what in holds (n_max; a
    * deferred error): no wait. */
   size_t room = 0;
-  if (GP_SEGREDUCE_NO_WAIT && in && gp_cuda_room(in, &room)) {
+  if (in && gp_cuda_room(in, &room)) {
     const size_t n_max = room / w;
-    if (!gp_ranges_overlap(out, nseg * w, in, n_max * w))
-      return segmented(in, out, n_max, nullptr, offsets, nseg, t, op, 0, true);
+    if (!gp_ranges_overlap(out, nseg * w, in, n_max * w)) {
+      const gp_segmented_cuda_type *type = cuda_type(t);
+      return type ? type->reduce(in, offsets, nseg, n_max, out, op) : GPU_ERR_INVALID_ARGUMENT;
+    }
   }
   /* Otherwise read n (the one wait of this call; the rest of the offsets'
    * check is a deferred error), then in can be checked to hold n elements
@@ -69,6 +70,7 @@ gpu_status gp_segreduce_cuda(const void *in, const int64_t *offsets, size_t nseg
   if (n > 0) s = gp_check_array(fn, "in", in, n, w, GPU_BACKEND_CUDA);
   if (n > 0 && s == GPU_OK) s = gp_check_disjoint(fn, "out", out, nseg * w, "in", in, n * w);
   if (s != GPU_OK) return s;
-  return segmented(in, out, n, nullptr, offsets, nseg, t, op, 0, true);
+  const gp_segmented_cuda_type *type = cuda_type(t);
+  return type ? type->reduce(in, offsets, nseg, n, out, op) : GPU_ERR_INVALID_ARGUMENT;
 }
 }

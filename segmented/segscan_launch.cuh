@@ -5,12 +5,16 @@
  */
 #pragma once
 
+#include <type_traits>
+
 #include "device/segscan_blocked.cuh"
 #include "device/seg_runs.cuh"
 #include "device/segreduce_direct.cuh"
 #include "device/segreduce_warps.cuh"
 #include "scan/scan_launch.cuh"
 #include "segmented_cuda.h"
+#include "segmented_plan.h"
+#include "segmented_tuning.h"
 
 namespace gp {
 
@@ -63,7 +67,7 @@ inline gpu_status prepare_offsets_check_only(const char *fn, cudaStream_t stream
 
 /* The table's memory (pool memory, freed by the caller) and t->bad, with
  * no launch: for seg_runs' blocks that write their runs' entries and check
- * the offsets themselves (GP_RUNS_OWN_TABLE); build_offsets_table's first
+ * the offsets themselves (runs_own_table); build_offsets_table's first
  * half. */
 inline gpu_status prepare_offsets_table(const char *fn, uint64_t tiles, cudaStream_t stream, gp_deferred_kind kind,
                                         bool wait, offsets_table *t) {
@@ -109,8 +113,8 @@ gpu_status segscan_launch(const char *fn, const T *in, T *out, uint64_t n, bool 
                           const Source &src, uint64_t tiles, cudaStream_t stream, const Values &values = Values{},
                           const Epilogue &epilogue = Epilogue{}) {
   constexpr auto kernel = segscan_blocked<T, OP, Shape, REVERSE, Source, REDUCE, Values, Epilogue>;
-  bool by_index = false; /* GP_SEG_BY_INDEX (segscan_blocked.cuh) */
-  if constexpr (GP_SEG_BY_INDEX != 0) by_index = tiles <= resident_blocks<kernel>(Shape::threads, 0);
+  /* Tiles by blockIdx where the whole grid fits the device at once. */
+  const bool by_index = tiles <= resident_blocks<kernel>(Shape::threads, 0);
   lookback_args lb;
   gp_tilestate ts{};
   gpu_status s = prepare_lookback<seg_pair<T>>(fn, tiles, 0, tiles > 1 && !by_index ? tiles : 0, &lb, &ts, nullptr);
@@ -122,23 +126,6 @@ gpu_status segscan_launch(const char *fn, const T *in, T *out, uint64_t n, bool 
   return s != GPU_OK ? s : r;
 }
 
-/* 1 (default): SpMV (and gpu_segreduce where GP_SEGREDUCE_WARPS is 0)
- * runs seg_runs (a run of tiles a block, look-back once a block); 0:
- * segscan_blocked (REDUCE), for A/B library builds. */
-#ifndef GP_SEG_RUNS
-#define GP_SEG_RUNS 1
-#endif
-/* 1 (default): forward scans over offsets run seg_runs where it pays
- * (runs_grid); 0: always segscan_blocked, for A/B library builds. */
-#ifndef GP_SEG_RUNS_SCAN
-#define GP_SEG_RUNS_SCAN 1
-#endif
-/* 1 (default): forward scans by head flags run seg_runs too where its runs
- * are long enough (runs_grid); 0: always segscan_blocked. */
-#ifndef GP_SEG_RUNS_FLAGS
-#define GP_SEG_RUNS_FLAGS 1
-#endif
-
 /* seg_runs' kernel, dynamic shared memory and grid: the blocks that fit the
  * device at once, at most one a tile. */
 template <typename T, gpu_op OP, typename Source, bool REDUCE, typename Values, typename Epilogue, typename Shape>
@@ -146,9 +133,10 @@ struct seg_runs_kernel {
   static constexpr auto kernel = seg_runs<T, OP, Shape, Source, REDUCE, Values, Epilogue>;
   static constexpr size_t smem = runs_smem<T, Shape, Values, Source, REDUCE>();
   static constexpr uint64_t tile_items = Shape::tile_items;
+  static unsigned resident() { return resident_blocks<kernel>(Shape::threads, smem); }
   static unsigned grid(uint64_t tiles) {
-    const unsigned resident = resident_blocks<kernel>(Shape::threads, smem);
-    return unsigned(tiles < resident ? tiles : resident);
+    const unsigned blocks = resident();
+    return unsigned(tiles < blocks ? tiles : blocks);
   }
 };
 
@@ -175,19 +163,14 @@ gpu_status seg_runs_launch(const char *fn, const T *in, T *out, uint64_t n, bool
   return s != GPU_OK ? s : r;
 }
 
-/* Segmented reduce over offsets by tiles (SpMV; gpu_segreduce where
- * GP_SEGREDUCE_WARPS is 0): the kernel GP_SEG_RUNS picks. */
+/* Segmented reduce over offsets by runs of tiles (SpMV's products). */
 template <typename T, gpu_op OP, typename Offset, typename Values, typename Epilogue, typename Shape = seg_shape<T>>
 gpu_status segreduce_launch(const char *fn, const T *in, uint64_t n, bool vector_ok,
                             const heads_from_offsets<Offset> &src, uint64_t tiles, cudaStream_t stream,
                             const Values &values, const Epilogue &epilogue) {
   using K = seg_runs_kernel<T, OP, heads_from_offsets<Offset>, true, Values, Epilogue, Shape>;
-  if constexpr (GP_SEG_RUNS != 0)
-    return seg_runs_launch<T, OP, heads_from_offsets<Offset>, true, Values, Epilogue, Shape>(
-        fn, in, nullptr, n, false, vector_ok, src, tiles, K::grid(tiles), stream, values, epilogue);
-  else
-    return segscan_launch<T, OP, false, heads_from_offsets<Offset>, true, Values, Epilogue, Shape>(
-        fn, in, nullptr, n, false, vector_ok, src, tiles, stream, values, epilogue);
+  return seg_runs_launch<T, OP, heads_from_offsets<Offset>, true, Values, Epilogue, Shape>(
+      fn, in, nullptr, n, false, vector_ok, src, tiles, K::grid(tiles), stream, values, epilogue);
 }
 
 /* A scan of one tile a block in either direction, on Shape's tiles. */
@@ -204,79 +187,16 @@ gpu_status segscan_dir_shaped(const char *fn, const T *in, T *out, uint64_t n, u
                                                                                         vector_ok, src, tiles, stream);
 }
 
-/*
- * Scans of 4-byte elements, at most GP_SEG_SMALL_N of them, take smaller
- * tiles (seg_small_shape, SpMV's: 256 threads of 8 items, 2048) than
- * the large ones (8192 elements). Why: at 2^16 the large tiles put the
- * scan on 8 blocks of 132 SMs, each tile's chain (ticket, search, offsets,
- * loads, look-back) over 32 KiB; small tiles, 32 blocks over a quarter of
- * that. On the H200 (session 29, GPU time, with GP_SEG_BY_INDEX;
- * bench/results/h200_seg_small_s29.txt): over offsets with segments of 4
- * at 2^16 / 2^18 / 2^20 11.4 -> 8.8 / 12.2 -> 9.6 / 13.4 -> 11.9 us
- * (0.87 -> 1.09-1.15x CUB), by flags 7.3 -> 6.3 us at 2^16 (the small
- * tiles without GP_SEG_BY_INDEX: 9.1 and 6.7). 8-byte elements: below.
- * Not over a table of tile_first[] (built for the large tiles): at
- * these sizes the tiles search their own segments unless
- * GP_SEG_SEARCH_TILES says otherwise. 1048576 (2^20 keeps the small tiles
- * within the table-free search's 512); 0: never, for A/B library builds.
- */
-#ifndef GP_SEG_SMALL_N
-#define GP_SEG_SMALL_N 1048576
-#endif
-/* The same for 8-byte elements (tiles of 2048 instead of 4096), up to
- * 2^18 of them: f64 on the H200 (session 30, GPU time,
- * bench/results/h200_seg_small8_s30.txt), every scan 5-17% faster at
- * 2^16-2^18 (over offsets with segments of 4 10.9 -> 9.1 us at 2^16,
- * 0.88-0.94x -> 1.09-1.15x CUB; by flags 7.1 -> 6.5 us), where at 2^20
- * they were 22-34% slower (session 29). 0: never, for A/B library builds. */
-#ifndef GP_SEG_SMALL_N_8
-#define GP_SEG_SMALL_N_8 262144
-#endif
-template <typename Source> bool reads_table(const Source &src) {
-  if constexpr (offsets_source<Source>) return src.tile_first != nullptr;
-  else return false;
-}
-
+/* A scan of one tile a block on the plan's tiles: small tiles
+ * (seg_small_shape, SpMV's: 2048 elements) for small scans, whose chains
+ * (ticket, search, offsets, loads, look-back) then run on more blocks. */
 template <typename T, gpu_op OP, typename Source>
-gpu_status segscan_dir(const char *fn, const T *in, T *out, uint64_t n, unsigned flags, const Source &src,
-                       cudaStream_t stream) {
-  constexpr uint64_t small_n = sizeof(T) == 4 ? uint64_t(GP_SEG_SMALL_N) : uint64_t(GP_SEG_SMALL_N_8);
-  if constexpr (small_n > 0)
-    if (n <= small_n && !reads_table(src))
-      return segscan_dir_shaped<T, OP, Source, seg_small_shape<sizeof(T)>>(fn, in, out, n, flags, src, stream);
+gpu_status segscan_blocked_planned(const char *fn, const T *in, T *out, uint64_t n, unsigned flags,
+                                   const Source &src, const seg_plan &plan, cudaStream_t stream) {
+  if (plan.small_tiles)
+    return segscan_dir_shaped<T, OP, Source, seg_small_shape<sizeof(T)>>(fn, in, out, n, flags, src, stream);
   return segscan_dir_shaped<T, OP, Source, seg_shape<T>>(fn, in, out, n, flags, src, stream);
 }
-
-/*
- * Whether a forward scan runs seg_runs rather than segscan_blocked (one
- * tile a block): where a block's run holds two tiles or more (on the H200
- * at 2^20, runs of one tile, seg_runs was slower: 0.55 against 0.63 of a
- * copy by flags, 0.44 against 0.46 by offsets; at 2^24 faster: 0.72
- * against 0.57, 0.61 against 0.47), and over offsets where the mean
- * segment is at most a quarter of a run: the lead segment's outputs are
- * written twice (seg_runs.cuh). By flags the segments are not known
- * beforehand: segments longer than a run cost that everywhere.
- */
-#ifndef GP_SEG_RUNS_ALWAYS
-#define GP_SEG_RUNS_ALWAYS 0 /* 1: every forward scan by seg_runs (sanitizer and test builds) */
-#endif
-/* seg_runs' grid where its runs pay, else 0 (nseg: 0 by flags). */
-template <typename K> unsigned runs_grid(uint64_t tiles, uint64_t n, uint64_t nseg) {
-  const unsigned grid = K::grid(tiles);
-  if (GP_SEG_RUNS_ALWAYS != 0) return grid;
-  if (tiles < 2 * uint64_t(grid)) return 0;
-  return nseg == 0 || n / nseg <= tiles / grid * K::tile_items / 4 ? grid : 0;
-}
-
-/* 1 (default): scans by runs of 8-byte elements with short segments (a
- * mean of at most GP_RUNS_CHECK_MEAN, whose offsets the scan checks) stage
- * their offsets in shared memory as 4-byte scans do, through a second
- * kernel instance (heads_from_offsets_staged); longer segments keep plain
- * loads, which were faster for them (bench/NOTES.md). 0: never, for A/B
- * library builds. */
-#ifndef GP_RUNS_STAGE_SHORT_8
-#define GP_RUNS_STAGE_SHORT_8 1
-#endif
 
 /* A forward scan by seg_runs on `grid` blocks (Source: flags or offsets). */
 template <typename T, gpu_op OP, typename Source>
@@ -288,52 +208,84 @@ gpu_status segscan_runs(const char *fn, const T *in, T *out, uint64_t n, bool ex
       Results{nullptr});
 }
 
-/* A forward scan over offsets by seg_runs: 8-byte elements with short
- * segments (src.check_windows) take the instance with offset stages, and
- * so do 4-byte ones that walk (src.walk_window; segmented_op). */
-template <typename T, gpu_op OP>
-gpu_status segscan_offsets_runs(const char *fn, const T *in, T *out, uint64_t n, bool exclusive,
-                                const heads_from_offsets<int64_t> &src, uint64_t tiles, unsigned grid,
-                                cudaStream_t stream) {
-  constexpr bool staged_8 = GP_RUNS_STAGE_SHORT_8 != 0 && sizeof(T) == 8;
-  if constexpr (staged_8 || runs_walk_4<T>) {
-    if (staged_8 ? src.check_windows : src.walk_window != 0) {
-      using Results = store_results<T, scan_op<T, OP>>;
-      using Staged = seg_runs_kernel<T, OP, heads_from_offsets_staged<int64_t>, false, plain_values, Results,
-                                     seg_shape<T>>;
-      /* 8-byte: its own resident grid; 4-byte: the grid asked for (the
-       * same residency as the other instance, or runs of two). */
-      return segscan_runs<T, OP>(fn, in, out, n, exclusive, heads_from_offsets_staged<int64_t>{src}, tiles,
-                                 staged_8 ? Staged::grid(tiles) : grid, stream);
-    }
-  }
-  return segscan_runs<T, OP>(fn, in, out, n, exclusive, src, tiles, grid, stream);
+/* The forward scans' seg_runs instances: over flags, over offsets, and
+ * over offsets with offset stages. */
+template <typename T, gpu_op OP, typename Source>
+using scan_runs_kernel =
+    seg_runs_kernel<T, OP, Source, false, plain_values, store_results<T, scan_op<T, OP>>, seg_shape<T>>;
+
+inline gpu_status too_large(const char *fn, uint64_t n) {
+  return gp_fail(GPU_ERR_UNSUPPORTED, "%s: n = %llu is too large", fn, (unsigned long long)n);
 }
 
-/* 1 (default): gpu_segreduce runs segreduce_warps (one launch, n read on
- * the device); 0: seg_runs after the tile_first[] launch, for A/B library
- * builds. */
-#ifndef GP_SEGREDUCE_WARPS
-#define GP_SEGREDUCE_WARPS 1
-#endif
+/* gpu_segscan_flags of n > 0 elements. */
+template <typename T, gpu_op OP>
+gpu_status segscan_heads_op(const T *in, T *out, uint64_t n, const uint8_t *heads, unsigned flags) {
+  static const char fn[] = "gpu_segscan_flags";
+  using FlagRuns = scan_runs_kernel<T, OP, heads_from_flags>;
+  const seg_plan plan = gp_seg_plan_scan_heads(n, sizeof(T), flags, seg_heads_resident{FlagRuns::resident()});
+  if (plan.path == SEG_PATH_TOO_LARGE) return too_large(fn, n);
+  cudaStream_t stream = static_cast<cudaStream_t>(gp_stream());
+  const heads_from_flags src{heads};
+  if (plan.path == SEG_PATH_RUNS)
+    return segscan_runs<T, OP>(fn, in, out, n, flags & GPU_EXCLUSIVE, src, plan.tiles, plan.grid, stream);
+  return segscan_blocked_planned<T, OP>(fn, in, out, n, flags, src, plan, stream);
+}
 
-/* 1 (default): gpu_segreduce over 512 segments or more, and few enough
- * (at most 255 a group block), runs segreduce_direct, which reduces a
- * group of segments a block where n and the mean segment are small
- * (session 31, queued on the H200: 14-51% faster at 2^16-2^18 with
- * segments of 4 and 64, h200_seg_direct_s31.txt) and is segreduce_warps
- * elsewhere; 0: always segreduce_warps (before session 31). */
-#ifndef GP_SEGREDUCE_DIRECT
-#define GP_SEGREDUCE_DIRECT 1
-#endif
+/* The table of tile_first[] (or only the offsets' check word) as the plan
+ * has it, and the offsets' source for the scan. */
+inline gpu_status prepare_offsets_source(const char *fn, const int64_t *offsets, uint64_t nseg, uint64_t n,
+                                         uint64_t tile_items, const seg_plan &plan, cudaStream_t stream,
+                                         offsets_table *table, heads_from_offsets<int64_t> *src) {
+  gpu_status s = GPU_OK;
+  switch (plan.table) {
+    case SEG_TABLE_NONE: s = prepare_offsets_check_only(fn, stream, table); break;
+    case SEG_TABLE_OWN:
+      s = prepare_offsets_table(fn, plan.tiles, stream, GP_DEFERRED_OFFSETS, false, table);
+      break;
+    case SEG_TABLE_LAUNCH:
+      s = build_offsets_table(fn, offsets, nseg, n, tile_items, plan.tiles, stream, GP_DEFERRED_OFFSETS, false, table,
+                              plan.table_checks);
+      break;
+  }
+  *src = heads_from_offsets<int64_t>{offsets, nseg, plan.table == SEG_TABLE_NONE ? nullptr : table->tile_first,
+                                     table->bad, plan.check_windows};
+  src->own_table = plan.table == SEG_TABLE_OWN;
+  src->walk_window = plan.walk_window;
+  return s;
+}
 
-/* Fewer segments keep segreduce_warps: segreduce_direct's own instance of
- * it was 6-12% slower for 4-byte types with segments of 4096 at 2^16-2^21
- * (17-501 segments; calls 2-4), and with under 512 segments the direct
- * path could only take n up to 2^18 anyway. */
-#ifndef GP_SEGREDUCE_DIRECT_MIN_SEGMENTS
-#define GP_SEGREDUCE_DIRECT_MIN_SEGMENTS 512
-#endif
+/* gpu_segscan_offsets of n > 0 elements in nseg >= 1 segments. */
+template <typename T, gpu_op OP>
+gpu_status segscan_offsets_op(const T *in, T *out, uint64_t n, const int64_t *offsets, uint64_t nseg,
+                              unsigned flags) {
+  static const char fn[] = "gpu_segscan_offsets";
+  using OffsetRuns = scan_runs_kernel<T, OP, heads_from_offsets<int64_t>>;
+  using StagedRuns = scan_runs_kernel<T, OP, heads_from_offsets_staged<int64_t>>;
+  const seg_offsets_resident resident{OffsetRuns::resident(), StagedRuns::resident()};
+  const seg_plan plan = gp_seg_plan_scan_offsets(n, nseg, sizeof(T), flags, resident);
+  if (plan.path == SEG_PATH_TOO_LARGE) return too_large(fn, n);
+  cudaStream_t stream = static_cast<cudaStream_t>(gp_stream());
+  offsets_table table;
+  heads_from_offsets<int64_t> src{};
+  gpu_status s = prepare_offsets_source(fn, offsets, nseg, n, seg_shape<T>::tile_items, plan, stream, &table, &src);
+  const bool exclusive = flags & GPU_EXCLUSIVE;
+  if (s == GPU_OK) {
+    if (plan.path == SEG_PATH_RUNS_STAGED)
+      s = segscan_runs<T, OP>(fn, in, out, n, exclusive, heads_from_offsets_staged<int64_t>{src}, plan.tiles,
+                              plan.grid, stream);
+    else if (plan.path == SEG_PATH_RUNS)
+      s = segscan_runs<T, OP>(fn, in, out, n, exclusive, src, plan.tiles, plan.grid, stream);
+    else
+      s = segscan_blocked_planned<T, OP>(fn, in, out, n, flags, src, plan, stream);
+  }
+  if (s == GPU_OK) s = offsets_verdict(fn, table, stream);
+  if (table.tile_first) {
+    gpu_status f = gp_pool_free(fn, table.tile_first);
+    if (s == GPU_OK) s = f;
+  }
+  return s;
+}
 
 /* One launch of a gpu_segreduce kernel, launch(lb, bad), with what it
  * needs around it: the deferred word for malformed offsets, the look-back
@@ -361,182 +313,95 @@ gpu_status segreduce_launch_checked(const char *fn, cudaStream_t stream, unsigne
   return s;
 }
 
-/* Whether gpu_segreduce over nseg segments runs segreduce_direct on its
- * resident grid of `grid` blocks (a quarter of them helpers), and with
- * what arguments. */
-template <typename T> bool plan_direct(uint64_t nseg, unsigned grid, direct_args *da) {
-  using D = direct_shape<T>;
-  const unsigned helpers = grid / 4 > 0 ? grid / 4 : 1;
-  if (GP_SEGREDUCE_DIRECT == 0 || grid <= helpers || nseg < GP_SEGREDUCE_DIRECT_MIN_SEGMENTS) return false;
-  *da = direct_args{};
-  da->groups = grid - helpers;
-  da->per = (nseg + da->groups - 1) / da->groups;
-  da->n_direct = uint64_t(da->groups) * D::n_direct_per_group;
-  return da->per <= D::max_group;
-}
-
-/* gpu_segreduce by segreduce_direct where plan_direct says so, else by
- * segreduce_warps: n = offsets[nseg], at most n_max (the elements in
- * holds), is known only on the device. segreduce_warps' grid: the resident
- * blocks, fewer where n_max needs fewer; the chunks are cut for the
- * resident grid's warps whatever the launch, so results depend on n only. */
+/* gpu_segreduce over nseg >= 1 segments by segreduce_direct or
+ * segreduce_warps, as the plan says: n = offsets[nseg], at most n_max (the
+ * elements in holds), is known only on the device. */
 template <typename T, gpu_op OP>
-gpu_status segreduce_by_warps(const char *fn, const T *in, const int64_t *offsets, uint64_t nseg, uint64_t n_max,
-                              T *out, cudaStream_t stream) {
-  using S = warps_reduce_shape<T>;
+gpu_status segreduce_op(const T *in, const int64_t *offsets, uint64_t nseg, uint64_t n_max, T *out) {
+  static const char fn[] = "gpu_segreduce";
+  using Shape = warps_reduce_shape<T>;
   using Results = store_results<T, scan_op<T, OP>>;
-  if constexpr (GP_SEGREDUCE_DIRECT != 0) {
-    constexpr auto direct = segreduce_direct<T, OP, Results>;
-    const unsigned grid = resident_blocks<direct>(S::threads, S::smem);
-    direct_args da;
-    if (plan_direct<T>(nseg, grid, &da))
-      return segreduce_launch_checked<T>(fn, stream, grid, 1, da.groups, &da.heavy, "segreduce_direct",
-                                         [&](const lookback_args &lb, unsigned *bad) {
-                                           direct<<<grid, S::threads, S::smem, stream>>>(
-                                               in, offsets, nseg, n_max, uint64_t(grid) * S::warps, aligned16(in),
-                                               lb, bad, Results{out}, da);
-                                         });
+  constexpr auto direct = segreduce_direct<T, OP, Results>;
+  constexpr auto warps = segreduce_warps<T, OP, Results>;
+  static_assert(Shape::threads == SEG_WARPS_THREADS && direct_shape<T>::items == SEG_DIRECT_ITEMS &&
+                    Shape::by_index == (sizeof(T) == 4),
+                "segmented_plan.c plans for these shapes");
+  const seg_reduce_resident resident{resident_blocks<direct>(Shape::threads, Shape::smem),
+                                     resident_blocks<warps>(Shape::threads, Shape::smem)};
+  const seg_plan plan = gp_seg_plan_reduce(n_max, nseg, sizeof(T), resident);
+  if (plan.path == SEG_PATH_TOO_LARGE) return too_large(fn, n_max);
+  cudaStream_t stream = static_cast<cudaStream_t>(gp_stream());
+  const unsigned grid = plan.grid;
+  if (plan.path == SEG_PATH_REDUCE_DIRECT) {
+    direct_args da{uint32_t(plan.groups), plan.per, plan.n_direct, nullptr};
+    return segreduce_launch_checked<T>(fn, stream, grid, 1, da.groups, &da.heavy, "segreduce_direct",
+                                       [&](const lookback_args &lb, unsigned *bad) {
+                                         direct<<<grid, Shape::threads, Shape::smem, stream>>>(
+                                             in, offsets, nseg, n_max, uint64_t(grid) * Shape::warps, aligned16(in),
+                                             lb, bad, Results{out}, da);
+                                       });
   }
-  constexpr auto kernel = segreduce_warps<T, OP, Results>;
-  const unsigned resident = resident_blocks<kernel>(S::threads, S::smem);
-  const uint64_t steps = (n_max + S::step - 1) / S::step;
-  const uint64_t needed = (steps + S::warps - 1) / S::warps;
-  const unsigned grid = unsigned(needed == 0 ? 1 : needed < resident ? needed : resident);
-  const uint64_t grid_warps = uint64_t(resident) * S::warps;
-  const uint64_t takes = !S::by_index && grid > 1 ? grid : 0;
-  return segreduce_launch_checked<T>(fn, stream, grid, 0, takes, nullptr, "segreduce_warps",
+  return segreduce_launch_checked<T>(fn, stream, grid, 0, plan.takes, nullptr, "segreduce_warps",
                                      [&](const lookback_args &lb, unsigned *bad) {
-                                       kernel<<<grid, S::threads, S::smem, stream>>>(
-                                           in, offsets, nseg, n_max, grid_warps, aligned16(in), lb, bad,
+                                       warps<<<grid, Shape::threads, Shape::smem, stream>>>(
+                                           in, offsets, nseg, n_max, plan.grid_warps, aligned16(in), lb, bad,
                                            Results{out});
                                      });
 }
 
-/* Scans over offsets by segscan_blocked with at most this many tiles find
- * their tiles' segments themselves (search_tile_offsets) instead of
- * reading the table of a first launch. 512 (2^22 4-byte elements, too few
- * tiles for runs of two on the H200) against 256, at 2^22 (session 16,
- * call 6): 0.83-0.85x -> 0.93-0.94x CUB with segments of 4, 0.97-1.07x ->
- * 1.14-1.30x with 64 and 4096; other sizes unchanged. 0: always the table,
- * for A/B library builds. */
-#ifndef GP_SEG_SEARCH_TILES
-#define GP_SEG_SEARCH_TILES 512
-#endif
-
-/* One (type, operator): heads, offsets, or reduce. */
-template <typename T, gpu_op OP>
-gpu_status segmented_op(const T *in, T *out, uint64_t n, const uint8_t *heads, const int64_t *offsets, uint64_t nseg,
-                        unsigned flags, bool reduce) {
-  const char *fn = reduce ? "gpu_segreduce" : heads ? "gpu_segscan_flags" : "gpu_segscan_offsets";
-  using Shape = seg_shape<T>;
-  cudaStream_t stream = static_cast<cudaStream_t>(gp_stream());
-  const uint64_t tiles = (n + Shape::tile_items - 1) / Shape::tile_items;
-  if (tiles > 0x7fffffffu) return gp_fail(GPU_ERR_UNSUPPORTED, "%s: n = %llu is too large", fn, (unsigned long long)n);
-  using Results = store_results<T, scan_op<T, OP>>;
-  using FlagRuns = seg_runs_kernel<T, OP, heads_from_flags, false, plain_values, Results, Shape>;
-  using OffsetRuns = seg_runs_kernel<T, OP, heads_from_offsets<int64_t>, false, plain_values, Results, Shape>;
-  if (reduce && GP_SEGREDUCE_WARPS != 0) return segreduce_by_warps<T, OP>(fn, in, offsets, nseg, n, out, stream);
-  const bool forward = !(flags & GPU_REVERSE), exclusive = flags & GPU_EXCLUSIVE;
-  if (heads) {
-    const unsigned grid = GP_SEG_RUNS_FLAGS != 0 && forward ? runs_grid<FlagRuns>(tiles, n, 0) : 0;
-    if (grid) return segscan_runs<T, OP>(fn, in, out, n, exclusive, heads_from_flags{heads}, tiles, grid, stream);
-    return segscan_dir<T, OP, heads_from_flags>(fn, in, out, n, flags, heads_from_flags{heads}, stream);
+/* Calls f(std::integral_constant<gpu_op, OP>) for the operator op, where
+ * T supports it. */
+template <typename T, gpu_op OP, typename F> gpu_status with_op_case(F &f, bool *supported) {
+  if constexpr (op_supported_v<T, OP>) {
+    *supported = true;
+    return f(std::integral_constant<gpu_op, OP>{});
+  } else {
+    return GPU_OK;
   }
-  /* A scan of one tile a block over few tiles finds each tile's segments
-   * itself: no table, no launch for it. */
-  unsigned grid = GP_SEG_RUNS_SCAN != 0 && forward && !reduce ? runs_grid<OffsetRuns>(tiles, n, nseg) : 0;
-  /* Runs that walk the offsets (the instance with offset stages,
-   * segscan_offsets_runs): no table, and the scan checks every offset
-   * (GP_RUNS_WALK, seg_runs.cuh). 8-byte elements with short segments;
-   * 4-byte elements in runs of at most GP_RUNS_WALK_RUNS_4 tiles (longer
-   * runs lose more to the walk's spills than the table costs; at 2^24 on
-   * the H200, 8 tiles a run: segments of 4 0.97x -> 1.03-1.04x CUB, of 64
-   * and 4096 +2-5%; session 18, call 3). A tile's window: its mean count
-   * of segments, a quarter more and 64 (random lengths of mean 4 stray by
-   * about 45 from their 2048 a tile), at most a stage; a tile with more
-   * searches past it. Segments so dense that the window would leave less
-   * than an eighth to spare keep the table. */
-  const uint64_t tile_segments_mean = nseg / (tiles ? tiles : 1) + 1;
-  const bool window_fits = tile_segments_mean + tile_segments_mean / 8 + 64 <= uint64_t(RUNS_OFFSETS);
-  /* 4-byte scans with more tiles than resident blocks but too few for runs
-   * of two on all of them (2^22 elements on the H200) walk runs of two
-   * tiles where the mean segment is at most an eighth of a tile: one wave
-   * of blocks, where one tile a block takes two (GP_RUNS_WALK_PAIRS). On
-   * the H200 at 2^22 (session 18, call 3): segments of 4 0.92x -> 1.01x
-   * CUB (f32 0.94x -> 1.04x), of 64 1.17x -> 1.20x; of 4096 (half a tile)
-   * it was slower, 1.27x -> 1.19x: they keep one tile a block. */
-  if (runs_walk_4<T> && GP_RUNS_WALK_PAIRS != 0 && GP_SEG_RUNS_SCAN != 0 && forward && !reduce && grid == 0 &&
-      window_fits && n / (nseg ? nseg : 1) <= Shape::tile_items / 8) {
-    const uint64_t resident = OffsetRuns::grid(tiles); /* a host query: only for these candidates */
-    if (tiles > resident && tiles < 2 * resident) grid = unsigned((tiles + 1) / 2);
+}
+template <typename T, typename F> gpu_status with_op(gpu_op op, F &&f) {
+  bool supported = false;
+  gpu_status s = GPU_OK;
+  switch (op) {
+    case GPU_ADD: s = with_op_case<T, GPU_ADD>(f, &supported); break;
+    case GPU_MUL: s = with_op_case<T, GPU_MUL>(f, &supported); break;
+    case GPU_MIN: s = with_op_case<T, GPU_MIN>(f, &supported); break;
+    case GPU_MAX: s = with_op_case<T, GPU_MAX>(f, &supported); break;
+    case GPU_AND: s = with_op_case<T, GPU_AND>(f, &supported); break;
+    case GPU_OR: s = with_op_case<T, GPU_OR>(f, &supported); break;
+    case GPU_XOR: s = with_op_case<T, GPU_XOR>(f, &supported); break;
   }
-  const bool search = !reduce && grid == 0 && tiles <= GP_SEG_SEARCH_TILES;
-  /* Short segments by runs: the run's tiles check the offsets (seg_runs.cuh). */
-  const bool short_segments = grid && GP_RUNS_CHECK != 0 && n <= nseg * uint64_t(GP_RUNS_CHECK_MEAN);
-  const bool walk = GP_RUNS_WALK != 0 && window_fits &&
-                    ((GP_RUNS_STAGE_SHORT_8 != 0 && sizeof(T) == 8 && short_segments) ||
-                     (runs_walk_4<T> && grid && tiles <= uint64_t(GP_RUNS_WALK_RUNS_4) * grid));
-  const bool check_windows = short_segments || walk;
-  /* 4-byte scans by longer runs over long segments: each block writes its
-   * run's entries of the table and checks the offsets it spans
-   * (GP_RUNS_OWN_TABLE, seg_runs.cuh), no launch for it. */
-  const bool own_table =
-      runs_own_table<T> && grid && !check_windows && tiles <= uint64_t(RUNS_TABLE_MAX) * grid;
-  const bool no_table = search || walk;
-  offsets_table table;
-  gpu_status s = no_table    ? prepare_offsets_check_only(fn, stream, &table)
-                 : own_table ? prepare_offsets_table(fn, tiles, stream, GP_DEFERRED_OFFSETS, false, &table)
-                             : build_offsets_table(fn, offsets, nseg, n, Shape::tile_items, tiles, stream,
-                                                   GP_DEFERRED_OFFSETS, false, &table, !check_windows);
-  heads_from_offsets<int64_t> src{offsets, nseg, no_table ? nullptr : table.tile_first, table.bad, check_windows};
-  src.own_table = own_table;
-  if (walk) {
-    const uint64_t window = tile_segments_mean + tile_segments_mean / 4 + 64;
-    src.walk_window = uint32_t(window < uint64_t(RUNS_OFFSETS) ? window : uint64_t(RUNS_OFFSETS));
-  }
-  if (s == GPU_OK && n == 0 && reduce && nseg > 0) {
-    const uint64_t blocks = (nseg + 255) / 256;
-    fill_value<T><<<unsigned(blocks < 4096 ? blocks : 4096), 256, 0, stream>>>(out, nseg, scan_op<T, OP>::identity());
-    s = check_launch(fn, "fill_value");
-  }
-  if (s == GPU_OK && n > 0) {
-    if (reduce)
-      s = segreduce_launch<T, OP, int64_t>(fn, in, n, aligned16(in), src, tiles, stream, plain_values{}, Results{out});
-    else if (grid)
-      s = segscan_offsets_runs<T, OP>(fn, in, out, n, exclusive, src, tiles, grid, stream);
-    else
-      s = segscan_dir<T, OP, heads_from_offsets<int64_t>>(fn, in, out, n, flags, src, stream);
-  }
-  if (s == GPU_OK) s = offsets_verdict(fn, table, stream);
-  if (table.tile_first) {
-    gpu_status f = gp_pool_free(fn, table.tile_first);
-    if (s == GPU_OK) s = f;
-  }
-  return s;
+  if (supported) return s;
+  return gp_fail(GPU_ERR_UNSUPPORTED, "segmented: operator %s for this type", gp_op_name(op));
 }
 
+/* The three entries of one element type (segmented_cuda.h). */
 template <typename T>
-gpu_status segmented_type(const void *in, void *out, size_t n, const uint8_t *heads, const int64_t *offsets,
-                          size_t nseg, gpu_op op, unsigned flags, bool reduce) {
-  const T *i = static_cast<const T *>(in);
-  T *o = static_cast<T *>(out);
-#define GP_SEG_CASE(OP)                                                                  \
-  case OP:                                                                               \
-    if constexpr (op_supported_v<T, OP>) return segmented_op<T, OP>(i, o, n, heads, offsets, nseg, flags, reduce); \
-    break;
-  switch (op) {
-    GP_SEG_CASE(GPU_ADD) GP_SEG_CASE(GPU_MUL) GP_SEG_CASE(GPU_MIN) GP_SEG_CASE(GPU_MAX)
-    GP_SEG_CASE(GPU_AND) GP_SEG_CASE(GPU_OR) GP_SEG_CASE(GPU_XOR)
-  }
-#undef GP_SEG_CASE
-  return gp_fail(GPU_ERR_UNSUPPORTED, "segmented: operator %s for this type", gp_op_name(op));
+gpu_status segscan_heads_type(const void *in, void *out, size_t n, const uint8_t *heads, gpu_op op, unsigned flags) {
+  return with_op<T>(op, [&](auto op_tag) {
+    return segscan_heads_op<T, decltype(op_tag)::value>(static_cast<const T *>(in), static_cast<T *>(out), n, heads,
+                                                        flags);
+  });
+}
+template <typename T>
+gpu_status segscan_offsets_type(const void *in, void *out, size_t n, const int64_t *offsets, size_t nseg, gpu_op op,
+                                unsigned flags) {
+  return with_op<T>(op, [&](auto op_tag) {
+    return segscan_offsets_op<T, decltype(op_tag)::value>(static_cast<const T *>(in), static_cast<T *>(out), n,
+                                                          offsets, nseg, flags);
+  });
+}
+template <typename T>
+gpu_status segreduce_type(const void *in, const int64_t *offsets, size_t nseg, size_t n_max, void *out, gpu_op op) {
+  return with_op<T>(op, [&](auto op_tag) {
+    return segreduce_op<T, decltype(op_tag)::value>(static_cast<const T *>(in), offsets, nseg, n_max,
+                                                    static_cast<T *>(out));
+  });
 }
 
 }  // namespace gp
 
-#define GP_DEFINE_SEGMENTED_CUDA_TYPE(T, SUFFIX)                                                                   \
-  extern "C" gpu_status gp_segmented_cuda_##SUFFIX(const void *in, void *out, size_t n, const uint8_t *heads,     \
-                                                   const int64_t *offsets, size_t nseg, gpu_op op, unsigned flags, \
-                                                   bool reduce) {                                                 \
-    return gp::segmented_type<T>(in, out, n, heads, offsets, nseg, op, flags, reduce);                            \
-  }
+/* One element type's entries, gp_segmented_cuda_<suffix> (segmented_cuda.h). */
+#define GP_DEFINE_SEGMENTED_CUDA_TYPE(T, SUFFIX)                                                        \
+  extern "C" const gp_segmented_cuda_type gp_segmented_cuda_##SUFFIX = {                                \
+      gp::segscan_heads_type<T>, gp::segscan_offsets_type<T>, gp::segreduce_type<T>};

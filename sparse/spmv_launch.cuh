@@ -1,6 +1,6 @@
 /*
  * CSR SpMV on the segmented reduce (segmented/device/segscan_blocked.cuh up
- * to GP_SPMV_SEARCH_TILES tiles, seg_runs.cuh above): the nonzeros are the
+ * to SPMV_SEARCH_TILES tiles, seg_runs.cuh above): the nonzeros are the
  * elements, the rows are the segments (row_ptr their offsets), and each
  * element's value is its product with x, computed when its tile lands. Work
  * is split by nonzeros in equal tiles, so a long row spreads over many tiles
@@ -14,6 +14,7 @@
 
 #include "segmented/segscan_launch.cuh"
 #include "spmv_cuda.h"
+#include "spmv_tuning.h"
 
 namespace gp {
 
@@ -23,23 +24,6 @@ __device__ inline float mul_rn(float a, float b) { return __fmul_rn(a, b); }
 __device__ inline double mul_rn(double a, double b) { return __dmul_rn(a, b); }
 __device__ inline float add_rn(float a, float b) { return __fadd_rn(a, b); }
 __device__ inline double add_rn(double a, double b) { return __dadd_rn(a, b); }
-
-/* 1 (default): the values and columns are read with ld.global.cs
- * (evicted first) and x by the read-only path, so that x, read many times,
- * stays in L2 while the matrix streams past it; 0: plain loads. On the
- * H200 (session 15, call 2), f32 with random columns 0.88-0.89 -> 0.96-0.98
- * of cuSPARSE ALG1, f64 uniform16_4M (x fits L2) 0.64 -> 0.75. */
-#ifndef GP_SPMV_STREAM
-#define GP_SPMV_STREAM 1
-#endif
-
-/* 1 (default): a full tile's columns come as vectors (a thread's VEC
- * consecutive columns of a row, 16 bytes a load) where col_idx is aligned
- * for them; 0: one load a column. Banded and stencil matrices, f32: 0.81
- * -> 0.86 of cuSPARSE ALG1 (the same call). */
-#ifndef GP_SPMV_COLS_VEC
-#define GP_SPMV_COLS_VEC 1
-#endif
 
 /* A thread's VEC consecutive columns of one row from p, read in loads of
  * index_run_part bytes (all of them, or 16 where they take more) and
@@ -72,7 +56,10 @@ template <typename T, typename Index> struct csr_products {
   unsigned *bad;
   bool cols_vector_ok; /* col_idx aligned for index_run of a tile's VEC */
   static constexpr bool transforms = true;
-  static constexpr bool stream_loads = GP_SPMV_STREAM != 0;
+  /* The values and columns are read with ld.global.cs (evicted first) and
+   * x by the read-only path, so that x, read many times, stays in L2 while
+   * the matrix streams past it. */
+  static constexpr bool stream_loads = true;
   struct loaded_columns {
     Index c[16]; /* a thread's items: at most Shape::rows * Shape::vec */
   };
@@ -80,7 +67,9 @@ template <typename T, typename Index> struct csr_products {
   template <typename Shape> __device__ loaded load(uint64_t base, uint32_t valid, int warp, int lane) const {
     static_assert(Shape::rows * Shape::vec <= 16, "loaded_columns holds a thread's items");
     loaded l;
-    if (GP_SPMV_COLS_VEC != 0 && cols_vector_ok && valid == uint32_t(Shape::tile_items)) {
+    /* A full tile's columns come as vectors (a thread's VEC consecutive
+     * columns of a row, 16 bytes a load) where col_idx is aligned for them. */
+    if (cols_vector_ok && valid == uint32_t(Shape::tile_items)) {
 #pragma unroll
       for (int r = 0; r < Shape::rows; r++)
         load_index_run<Index, Shape::vec, stream_loads>(col + base + item_offset<Shape>(warp, lane, r),
@@ -142,40 +131,16 @@ struct spmv_plan_state {
   bool malformed;
 };
 
-/* Tiles of 8 items a thread below 2^21 nonzeros (seg_small_shape: more
- * blocks for the SMs, the real matrices run 10% faster). Above, for f32,
- * 512 threads of 16 items at 2 blocks an SM (the segmented scans' shape;
- * more bytes in flight a block: the large generated matrices ran 5-25%
- * faster than with 8 items; in session 15, call 5, 256 x 8 at 4 and
- * 512 x 8 at 2 took banded and stencil from 0.85-0.87 of ALG1 to
- * 0.71-0.74); for f64, 256 threads of 8 items at 4 blocks (session 15,
- * call 4, plan / ALG1 on the generated matrices: 256 x 16 at 2, the
- * scans' shape, 0.68-0.86; 256 x 16 at 3 0.82-0.96; 512 x 8 at 2
- * 0.81-0.97; 256 x 8 at 4 0.83-0.97). Plans and direct calls choose
- * alike, so their bits agree. The macros are for A/B library builds. */
-constexpr uint64_t SPMV_LARGE_NNZ = uint64_t(1) << 21;
-#ifndef GP_SPMV_LARGE_4_THREADS
-#define GP_SPMV_LARGE_4_THREADS 512
-#endif
-#ifndef GP_SPMV_LARGE_4_ROWS
-#define GP_SPMV_LARGE_4_ROWS 4
-#endif
-#ifndef GP_SPMV_LARGE_4_BLOCKS
-#define GP_SPMV_LARGE_4_BLOCKS 2
-#endif
+/* Tiles of 8 items a thread below SPMV_LARGE_NNZ nonzeros (seg_small_shape:
+ * more blocks for the SMs). Above, for 4-byte values the segmented scans'
+ * large shape (more bytes in flight a block), for 8-byte values 256 threads
+ * of 8 items at 4 blocks an SM. Plans and direct calls choose alike, so
+ * their bits agree. */
 template <int B>
 using spmv_large_shape =
-    std::conditional_t<B == 8, seg_tile_shape<256, 4, 2, 4>,
-                       seg_tile_shape<GP_SPMV_LARGE_4_THREADS, GP_SPMV_LARGE_4_ROWS, 4, GP_SPMV_LARGE_4_BLOCKS>>;
+    std::conditional_t<B == 8, seg_tile_shape<SPMV_LARGE_8_THREADS, SPMV_LARGE_8_ROWS, 2, SPMV_LARGE_8_BLOCKS>,
+                       seg_tile_shape<SPMV_LARGE_4_THREADS, SPMV_LARGE_4_ROWS, 4, SPMV_LARGE_4_BLOCKS>>;
 
-/* Products over at most this many tiles (2^19 nonzeros: every matrix in
- * ../shared/data) run one tile a block, and direct ones search their rows
- * instead of a table's launch (session 15, call 7: direct products on the
- * real matrices 0.61-0.62 -> 0.89-0.91 of ALG1, plans 0.92-0.95 ->
- * 1.02-1.04); 0: always seg_runs on a table, for A/B library builds. */
-#ifndef GP_SPMV_SEARCH_TILES
-#define GP_SPMV_SEARCH_TILES 256
-#endif
 template <typename T, typename Index, typename Shape>
 gpu_status spmv_product_shaped(const char *fn, const gpu_csr *A, double alpha, const void *x, double beta, void *y,
                                const uint64_t *plan_tile_first);
@@ -213,7 +178,7 @@ gpu_status spmv_product_shaped(const char *fn, const gpu_csr *A, double alpha, c
    * no table, one launch. A plan runs the same kernel on its table, so the
    * two give the same bits. */
   constexpr bool small = std::is_same_v<Shape, seg_small_shape<sizeof(T)>>; /* large: more tiles than that */
-  const bool blocked = small && tiles <= GP_SPMV_SEARCH_TILES;
+  const bool blocked = small && tiles <= SPMV_SEARCH_TILES;
   offsets_table table;
   gpu_status s = GPU_OK;
   if (!plan_tile_first)

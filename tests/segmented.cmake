@@ -11,3 +11,6 @@ if(GPUPRIM_CUDA)
   target_compile_definitions(test_segmented_cuda PRIVATE TU_CUDA=1)
   target_link_libraries(test_segmented_cuda PRIVATE gpuprim_scan_reference CUDA::cudart)
 endif()
+
+# The CUDA backend's plans (segmented/segmented_plan.c): plain C, no GPU.
+gpuprim_add_test(test_segmented_plan SOURCES test_segmented_plan.c LABELS host)

@@ -1,8 +1,8 @@
 /*
- * What the developer tools built by hand in tools/ (seg_bits_diff.c,
- * seg_timeline.c) share: a fixed pseudo-random sequence, so that their
- * inputs are the same on every run and build, and a check that ends the
- * tool on any gpuprim error.
+ * What the developer tools built by hand in tools/ (seg_bits_diff.c)
+ * share: a fixed pseudo-random sequence, so that their inputs are the same
+ * on every run and build, and a check that ends the tool on any gpuprim
+ * error.
  */
 #ifndef GPUPRIM_TOOL_COMMON_H
 #define GPUPRIM_TOOL_COMMON_H

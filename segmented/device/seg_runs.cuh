@@ -29,7 +29,7 @@
  *
  * Per tile, as segscan_blocked: load (and for SpMV the columns, then the
  * products; plain values come by cp.async one or two tiles ahead, see
- * GP_RUNS_PREFETCH, and in scans the offsets too, GP_RUNS_OFFSETS), the
+ * runs_prefetch, and in scans the offsets too, runs_stage_offsets), the
  * start bits, transpose to blocked; scan_in_run scans the tile alone
  * with the run's fold as its prefix (scan_tile's steps, the start flags as
  * a bit mask a thread).
@@ -43,9 +43,8 @@
  */
 #pragma once
 
-#include <cstdio> /* printf in GP_RUNS_TIMELINE's code, which every build must parse */
-
 #include "segmented/device/segscan_blocked.cuh"
+#include "segmented/segmented_tuning.h"
 
 namespace gp {
 
@@ -92,15 +91,8 @@ __device__ inline T scan_from_prefix(T (&v)[ITEMS], uint32_t bits, T acc, uint32
  * folds of values in the same order, so the same bits; only the flags are
  * kept as the thread's bit mask, not one flag a pair. Why: with a flag in
  * every pair (and the exclusive choice, the carry's search and the
- * restarts item by item) a warp spent 368 of its 712 instructions a tile
- * here (scan over offsets, i32, segments of 64, 2^26; ncu source counters,
- * issue slots 59% busy). On the H200 (session 23, calls 4-5,
- * `h200_seg_scan_bits_ab.txt`; the same output bits in 672 cases): scans
- * over offsets, i32 with segments of 64 and 4096 2-6% faster (L 64 at
- * 2^26 173 -> 167 us), f32 8-10%, segments of 4 11-15%, f64 0-5%; by
- * head flags 0-1.5%; SpMV on the large generated matrices 0-4%; 2^20
- * and below (segscan_blocked) unchanged. Uniform across the block; one
- * barrier.
+ * restarts item by item) about half of a warp's instructions a tile went
+ * here (bench/NOTES.md). Uniform across the block; one barrier.
  */
 template <typename T, gpu_op OP, typename B>
 __device__ inline void scan_in_run(T (&v)[B::items], uint32_t bits, uint32_t tile, uint32_t valid, bool excl,
@@ -182,68 +174,27 @@ template <typename T, typename Epilogue> struct run_results {
   }
 };
 
-/* 1 (default): plain values (segmented reduce; not SpMV's products, whose
- * columns lead to x) come by cp.async into three shared stages, two tiles
- * ahead of the one being reduced: at 2^28 on the H200 0.47-0.51 -> 0.53-0.56
- * of a copy (i32, L 64-4096), f64 0.62-0.70 -> 0.67-0.75, the same below
- * 2^24 (bench/results/h200_seg_runs_ab.txt). 0: plain loads, for A/B
- * library builds. */
-#ifndef GP_RUNS_PREFETCH
-#define GP_RUNS_PREFETCH 1
-#endif
-/* 1 (default): in scans of 4-byte elements, each tile's offsets (those of
- * its segments and the one before, up to RUNS_OFFSETS of them) come by
- * cp.async with its values, ahead of the tile being scanned, and
- * tile_first[] is read a tile before that, so no global load is left on a tile's path (else
+/* Plain values (segmented reduce; not SpMV's products, whose columns lead
+ * to x) come by cp.async into shared stages, ahead of the tile being
+ * reduced or scanned. */
+template <typename Values> constexpr bool runs_prefetch = !Values::transforms;
+/* In scans of 4-byte elements, each tile's offsets (those of its segments
+ * and the one before, up to RUNS_OFFSETS of them) come by cp.async with
+ * its values, ahead of the tile being scanned, and tile_first[] is read a
+ * tile before that, so no global load is left on a tile's path (else
  * tile_first[], then the offsets it leads to: two round trips a tile). A
- * tile with more offsets reads them from global memory. On the H200 at
- * 2^28 (bench/NOTES.md; two tiles ahead): i32 0.76-0.79 -> 0.81-0.82 of a
- * copy (segments of 64 and 4096); f64 0.85-0.86 -> 0.84, and reduce and
- * SpMV no faster, so not there. 0: no offset stages, for A/B library builds. */
-#ifndef GP_RUNS_OFFSETS
-#define GP_RUNS_OFFSETS 1
-#endif
-template <typename Values> constexpr bool runs_prefetch = GP_RUNS_PREFETCH != 0 && !Values::transforms;
-/* 1 (default): scans over offsets by runs with short segments (a mean of
- * at most GP_RUNS_CHECK_MEAN elements) check each offset of a tile's
- * window as they read it (tile t's window [tile_first[t], tile_first[t +
- * 1]] and the offset before it; the windows of all tiles cover [0, nseg]
- * for any offsets, tile_first.cuh), so the table's launch only searches
- * and the offsets are read once, not twice. With segments of 4 at 2^26-2^30
- * on the H200: i32 0.63-0.67 -> 0.67-0.74 of a copy, f32 -> 0.69-0.78
- * (session 16, call 4); with segments of 64 and 4096 it was 0-5% slower
- * (their offsets are small; call 3), so there the table's launch checks
- * them. 0: always the table's launch, for A/B library builds. */
-#ifndef GP_RUNS_CHECK
-#define GP_RUNS_CHECK 1
-#endif
-#ifndef GP_RUNS_CHECK_MEAN
-#define GP_RUNS_CHECK_MEAN 16
-#endif
-/* Offset stages for elements of at most this many bytes (A/B: 8, with
- * one tile ahead, is not measured yet). */
-#ifndef GP_RUNS_OFFSETS_ELEMENT_BYTES
-#define GP_RUNS_OFFSETS_ELEMENT_BYTES 4
-#endif
+ * tile with more offsets reads them from global memory. Reduce and SpMV
+ * keep plain loads of the offsets: they gain nothing from the stages. */
 template <typename T, bool REDUCE>
-constexpr bool runs_stage_offsets =
-    GP_RUNS_OFFSETS != 0 && !REDUCE && sizeof(T) <= GP_RUNS_OFFSETS_ELEMENT_BYTES;
+constexpr bool runs_stage_offsets = !REDUCE && sizeof(T) <= seg_runs_tuning::offset_stage_element_bytes;
 /* How many tiles ahead the copies run (stages: one more), and how many
  * offsets a tile's stage holds. Scans: one tile ahead, which leaves room
- * for 2560 offsets (segments of 4 elements: about 2048 a tile, 16 KiB).
- * On the H200 at 2^28 against two ahead with 512 offsets (i32; NOTES):
- * segments of 4 0.55 -> 0.66 of a copy, of 64 and 4096 0.80 -> 0.83-0.84.
- * Reduce: two ahead (three value stages; its A/B, h200_seg_runs_ab.txt).
- * GP_RUNS_AHEAD and GP_RUNS_OFFSETS_CAP set the scans' for A/B builds. */
-#ifndef GP_RUNS_AHEAD
-#define GP_RUNS_AHEAD 1
-#endif
-#ifndef GP_RUNS_OFFSETS_CAP
-#define GP_RUNS_OFFSETS_CAP 2560
-#endif
-template <bool REDUCE> constexpr int runs_ahead = REDUCE ? 2 : GP_RUNS_AHEAD;
+ * for SEG_RUNS_OFFSETS offsets (segments of 4 elements: about 2048 a
+ * tile, 16 KiB). Reduce: two ahead (three value stages). */
+template <bool REDUCE>
+constexpr int runs_ahead = REDUCE ? seg_runs_tuning::reduce_ahead : seg_runs_tuning::scan_ahead;
 template <bool REDUCE> constexpr int runs_stages = runs_ahead<REDUCE> + 1;
-constexpr int RUNS_OFFSETS = GP_RUNS_OFFSETS_CAP;
+constexpr int RUNS_OFFSETS = SEG_RUNS_OFFSETS;
 /* Dynamic shared memory of seg_runs: the value stages, then the offset stages. */
 template <typename T, typename Shape, typename Values, bool REDUCE> constexpr size_t runs_value_stages_bytes() {
   return runs_prefetch<Values> ? runs_stages<REDUCE> * Shape::tile_items * sizeof(T) : 0;
@@ -251,18 +202,10 @@ template <typename T, typename Shape, typename Values, bool REDUCE> constexpr si
 /* Scans by head flags write the lead once: the run's pass skips its items,
  * which are scanned again from the input after the look-back (one more
  * read of them, against a read and a write for the fix-up). A segment
- * longer than a run then costs one more read, not two passes: 12 segments
- * in 2^28 on the H200 0.46 -> 0.57 of a copy (0.85x -> 1.05x CUB's
- * by-key scan); segments of 4 to 4096 unchanged. Over offsets the same
- * cost 1-2% at segments of 64 and 4096 (ptxas: spills in the 4-byte
- * instances), and long mean segments go to segscan_blocked anyway
- * (runs_grid): they keep the fix-up. GP_RUNS_LEAD_ONCE=0/2: never/also
- * over offsets, for A/B builds. */
-#ifndef GP_RUNS_LEAD_ONCE
-#define GP_RUNS_LEAD_ONCE 1
-#endif
-template <typename Source>
-constexpr bool runs_lead_once = GP_RUNS_LEAD_ONCE == 2 || (GP_RUNS_LEAD_ONCE == 1 && !offsets_source<Source>);
+ * longer than a run then costs one more read, not two passes. Over offsets
+ * the same costs spills in the 4-byte instances, and long mean segments go
+ * to segscan_blocked anyway (the plan): they keep the fix-up. */
+template <typename Source> constexpr bool runs_lead_once = !offsets_source<Source>;
 template <typename T, typename Source, bool REDUCE>
 constexpr bool runs_offset_stages =
     offsets_source<Source> && (runs_stage_offsets<T, REDUCE> || (!REDUCE && source_offsets<Source>::staged));
@@ -273,9 +216,9 @@ template <typename T, typename Shape, typename Values, typename Source, bool RED
               : 0);
 }
 
-/* 1 (default): scans by runs of 8-byte elements with short segments (the
- * instance with offset stages, heads_from_offsets_staged) need no table
- * and no launch for it: each block finds its run's first and end entries,
+/* Scans by runs of 8-byte elements with short segments (the instance with
+ * offset stages, heads_from_offsets_staged) need no table and no launch
+ * for it: each block finds its run's first and end entries,
  * tile_first[first] and tile_first[end], by the search every block makes
  * the same way (table_entries_by_warp), and walks the rest. Each tile
  * stages src.walk_window offsets from the one before its first segment
@@ -286,29 +229,12 @@ template <typename T, typename Shape, typename Values, typename Source, bool RED
  * bits from there. The windows of a run's tiles still run from its first
  * entry to its end one, and neighbouring runs agree on the entry between
  * them, so the windows of all tiles cover [0, nseg] for any offsets and
- * the scan checks every offset (check_window). On the H200 (session 18,
- * call 1, against GP_RUNS_WALK=0): f64 with segments of 4 at 2^24 0.67 ->
- * 0.73 of a copy (0.91x -> 1.00x CUB; exclusive 0.95x -> 1.04x), at 2^20
- * and 2^28 the same. 4-byte scans walked as well gained 3-7% at 2^24 but
- * lost 4-9% from 2^26 (session 17: their instance spilled 24 bytes, and
- * segments of 64 and 4096 then check their offsets in the scan): they
- * keep the table. 0: the table's launch, for A/B library builds (the
- * launch must agree: segscan_launch.cuh). */
-#ifndef GP_RUNS_WALK
-#define GP_RUNS_WALK 1
-#endif
-/* 4-byte scans walk (a second instance of theirs, heads_from_offsets_staged)
- * where a run holds at most this many tiles (0: never); runs of two tiles
- * where the resident grid cannot take two a block (GP_RUNS_WALK_PAIRS; 0:
- * one tile a block there, by search_tile_offsets). segscan_launch.cuh. */
-#ifndef GP_RUNS_WALK_RUNS_4
-#define GP_RUNS_WALK_RUNS_4 8
-#endif
-#ifndef GP_RUNS_WALK_PAIRS
-#define GP_RUNS_WALK_PAIRS 1
-#endif
-template <typename T>
-constexpr bool runs_walk_4 = GP_RUNS_WALK != 0 && GP_RUNS_WALK_RUNS_4 != 0 && sizeof(T) == 4;
+ * the scan checks every offset (check_window). 4-byte scans walk (a second
+ * instance of theirs) only where a run holds at most SEG_RUNS_WALK_RUNS_4
+ * tiles, and in runs of two tiles where the resident grid cannot take two
+ * a block (the plan): longer runs lose more to the walk's spills than the
+ * table costs. */
+template <typename T> constexpr bool runs_walk_4 = sizeof(T) == 4;
 
 /* WALK's search past a window that overflowed (rare): the first s in
  * [lo, hi) whose offset reaches c, or hi, into *found by warp 0 (call from
@@ -341,29 +267,19 @@ __device__ inline void walk_heads(const tile_offsets<Offset> &staged, stage_head
   __syncthreads();
 }
 
-/* 1 (default): 4-byte scans over offsets by runs whose segments are long
- * (a mean above GP_RUNS_CHECK_MEAN: the table's launch checked their
- * offsets) and whose runs are too long to walk (more than
- * GP_RUNS_WALK_RUNS_4 tiles, at most RUNS_TABLE_MAX) need no launch for
- * the table: each block builds its run's entries in shared memory
- * (build_run_table) from the offsets its run spans, checks those offsets,
- * and writes the entries into the table's memory, where its tile loop
- * reads them as it reads the launch's. Why: the launch's searches are
- * chains of about 20 dependent loads (10 us at 2^26 with segments of 64,
- * 18.5 us at 2^28, bench/NOTES.md); a block's entries take two searches by
- * half-warps and one pass over its offsets, while its first tile's values
- * load. On the H200 (session 20, call 4, against 0; four interleaved runs
- * each): segments of 64 and 4096 at 2^26 4-8% faster (i32 L 64 184 ->
- * 177 us, f32 L 4096 186 -> 170 us), at 2^28 0-5%, at 2^30 i32 level, f32
- * 2% faster; segments of 4 (still the launch) level to 4% faster (the
- * instance is the same; not explained). Entries read from shared
- * memory in the loop instead cost the 4-byte instances 16 bytes of spills
- * and 1-3% (call 3). 0: the table's launch, for A/B library builds. */
-#ifndef GP_RUNS_OWN_TABLE
-#define GP_RUNS_OWN_TABLE 1
-#endif
-constexpr uint32_t RUNS_TABLE_MAX = 512; /* tiles a run: 2^30 4-byte elements on the H200 */
-template <typename T> constexpr bool runs_own_table = GP_RUNS_OWN_TABLE != 0 && runs_stage_offsets<T, false>;
+/* 4-byte scans over offsets by runs whose segments are long (a mean above
+ * SEG_RUNS_CHECK_MEAN: the table's launch would check their offsets) and
+ * whose runs are too long to walk (more than SEG_RUNS_WALK_RUNS_4 tiles,
+ * at most RUNS_TABLE_MAX) need no launch for the table: each block builds
+ * its run's entries in shared memory (build_run_table) from the offsets
+ * its run spans, checks those offsets, and writes the entries into the
+ * table's memory, where its tile loop reads them as it reads the launch's.
+ * Why: the launch's searches are chains of about 20 dependent loads; a
+ * block's entries take two searches by half-warps and one pass over its
+ * offsets, while its first tile's values load. Entries read from shared
+ * memory in the loop instead spill in the 4-byte instances. */
+constexpr uint32_t RUNS_TABLE_MAX = SEG_RUNS_TABLE_MAX; /* tiles a run */
+template <typename T> constexpr bool runs_own_table = runs_stage_offsets<T, false>;
 
 /* Offsets s - 1 and s as one thread read them, indexed by segment as
  * offset_in_order reads them. */
@@ -446,39 +362,6 @@ __device__ inline void build_run_table(const heads_from_offsets<Offset> &src, ui
   __syncthreads();
 }
 
-/* 1 (a debug build, never the library's): thread 0 of each block of a run
- * stamps %globaltimer at its steps and prints them in one line at its end
- * ("TL ..."; tools/seg_timeline.c calls the scans and sums the lines up).
- * It showed where session 24's time went: the H200's SMs run the loop at
- * 3.6-4.35 us a tile, each SM the same from call to call, so equal runs
- * end 50 us apart at 2^26 (bench/NOTES.md). 0: no code. */
-#ifndef GP_RUNS_TIMELINE
-#define GP_RUNS_TIMELINE 0
-#endif
-struct runs_timeline {
-  enum step { entry, ticket, loop, second_tile, loop_end, lookback_done, end, searched, built, entries, steps };
-  unsigned long long t[GP_RUNS_TIMELINE ? steps : 1];
-  __device__ void mark(step k) {
-    if constexpr (GP_RUNS_TIMELINE != 0) {
-      unsigned long long now;
-      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-      t[k] = now;
-    }
-  }
-  /* Thread 0: the line, its run's figures first. */
-  __device__ void print(uint64_t n, uint32_t run, uint32_t tiles, int64_t lead) {
-    if constexpr (GP_RUNS_TIMELINE != 0) {
-      if (threadIdx.x != 0) return;
-      mark(end);
-      unsigned smid;
-      asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
-      printf("TL n=%llu run=%u sm=%u tiles=%u lead=%lld t=%llu %llu %llu %llu %llu %llu %llu p=%llu %llu %llu\n",
-             (unsigned long long)n, run, smid, tiles, (long long)lead, t[entry], t[ticket], t[loop], t[second_tile],
-             t[loop_end], t[lookback_done], t[end], t[searched], t[built], t[entries]);
-    }
-  }
-};
-
 /*
  * The kernel. REDUCE: each segment's result to the epilogue (out, exclusive
  * unused); otherwise the inclusive or exclusive scan to out (plain values;
@@ -503,16 +386,16 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
   constexpr bool PREFETCH = runs_prefetch<Values>;
   constexpr bool STAGE_OFFSETS = runs_offset_stages<T, Source, REDUCE>;
   constexpr bool FETCH = PREFETCH || STAGE_OFFSETS;
-  /* Offsets staged without a table (GP_RUNS_WALK): the next tile's first
+  /* Offsets staged without a table (the walk): the next tile's first
    * segment comes from this tile's stage, so copies run one tile ahead. */
-  constexpr bool WALK = STAGE_OFFSETS && !REDUCE && source_offsets<Source>::staged && GP_RUNS_WALK != 0;
+  constexpr bool WALK = STAGE_OFFSETS && !REDUCE && source_offsets<Source>::staged;
   static_assert(!WALK || runs_ahead<REDUCE> == 1, "the walk stages one tile ahead");
   /* Whether this launch walks (no table: src.tile_first NULL) or reads the
    * table (segments too dense for a window: segscan_launch.cuh). */
   bool walking = false;
   if constexpr (WALK) walking = src.tile_first == nullptr;
   /* Whether the block writes its run's entries of src.tile_first itself
-   * (GP_RUNS_OWN_TABLE), no launch before it having done so. */
+   * (runs_own_table), no launch before it having done so. */
   constexpr bool OWN_TABLE = runs_own_table<T> && OFFSETS && !REDUCE && !source_offsets<Source>::staged;
   bool own_table = false;
   if constexpr (OWN_TABLE) own_table = src.own_table;
@@ -534,12 +417,9 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
   __shared__ unsigned long long s_next; /* WALK: the next tile's first segment (walk_heads) */
   __shared__ uint64_t s_next_far;       /* WALK: the same, searched past a window that overflowed */
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  runs_timeline tl{}; /* GP_RUNS_TIMELINE */
-  tl.mark(tl.entry);
   /* The block's run by ticket, not blockIdx: a run waits in its look-back
    * only for runs taken before it, by blocks already running. */
   const uint32_t run = take_tile(lb, &s_run);
-  tl.mark(tl.ticket);
   const uint32_t first = run_start(tiles, run, gridDim.x), end = run_start(tiles, run + 1, gridDim.x);
   const uint64_t run_base = uint64_t(first) * Shape::tile_items;
 
@@ -685,16 +565,13 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
         fetch_values(first);
         if (warp == 0) table_entries_by_warp<false>(src, first, end, tiles, Shape::tile_items, n, lane, s_run_entries);
         __syncthreads();
-        tl.mark(tl.searched);
         uint64_t *const built = reinterpret_cast<uint64_t *>(offset_stages);
         build_run_table<Shape>(src, first, end, n, s_run_entries[0], s_run_entries[1], built);
-        tl.mark(tl.built);
         if (threadIdx.x == 0) set_lead(built[0]);
         uint64_t *const entries = const_cast<uint64_t *>(src.tile_first);
         for (uint32_t i = threadIdx.x; i <= end - first && first + i < tiles; i += Shape::threads)
           entries[first + i] = built[i];
         __syncthreads(); /* the entries, for this block's reads below; the stages, before their copies */
-        tl.mark(tl.entries);
       }
     }
     uint64_t entries[RUNS_AHEAD + 2]; /* all loads in flight at once */
@@ -709,9 +586,7 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
    * (flags: s_lead_end) before any other barrier. */
   __syncthreads();
 
-  tl.mark(tl.loop);
   for (uint32_t tile = first; tile < end; tile++) {
-    if (tile == first + 1) tl.mark(tl.second_tile);
     const uint64_t base = uint64_t(tile) * Shape::tile_items;
     const uint32_t valid = uint32_t(min(n - base, uint64_t(Shape::tile_items)));
     T *buf = buffer_of(tile);
@@ -823,18 +698,13 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
    * only where the lead needs them (reduce: where its segment ended in this
    * run; uniform after the barrier above). */
   const bool lead_needs_prefix = REDUCE ? lead_segment != ~uint64_t(0) && s_kept_set : s_lead_end > run_base;
-  tl.mark(tl.loop_end);
   /* Published, and the prefix where the lead needs it: from the nearest of
    * the 32 runs before that starts a segment, waiting only for the runs
    * from there on (publish_and_prefix). */
   const P prefix = lb.tiles > 1 ? publish_and_prefix<Op, B>(lb, run, s_carry, lead_needs_prefix, sh.level_fold, warp,
                                                             lane)
                                 : Op::neutral();
-  tl.mark(tl.lookback_done);
-  if (!lead_needs_prefix) {
-    tl.print(n, run, end - first, int64_t(s_lead_end - run_base));
-    return;
-  }
+  if (!lead_needs_prefix) return;
   if constexpr (REDUCE) {
     if (threadIdx.x == 0) epilogue(lead_segment, Base::apply(prefix.value, s_kept), false);
   } else if constexpr (!LEAD_ONCE) {
@@ -869,8 +739,6 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
       store_tile<Shape>(out + base, uint32_t(count), vector_ok, warp, lane, w);
     }
   }
-  if (GP_RUNS_TIMELINE) __syncthreads(); /* the lead's outputs, all written */
-  tl.print(n, run, end - first, int64_t(s_lead_end - run_base));
 }
 
 }  // namespace gp

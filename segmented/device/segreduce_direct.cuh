@@ -6,8 +6,7 @@
  * the device), a search for each warp's window and the look-back for
  * segments that cross chunks: four or five round trips before the last
  * result, where CUB's block a segment needs two (its offsets, then its
- * values). At 2^16 elements with segments of 64 that was 8.0 us against
- * CUB's 4.9 (queued, H200, session 31). A block a group is unbalanced
+ * values). A block a group is unbalanced
  * where segments are long or skewed; this kernel takes it only where that
  * cannot cost much, and otherwise leaves every block to segreduce_warps.
  *
@@ -43,13 +42,9 @@
  * is checked (each group block checks its own, the ends shared with its
  * neighbours) and clamped into [0, n] before use.
  *
- * Measured (bench/NOTES.md, h200_seg_direct_s31.txt, h200_seg_windows_s32.txt;
- * GPU time): segments of 4 and 64 at 2^16-2^18 14-51% faster than
- * segreduce_warps alone; windows (session 32): segments of 64 at 2^20 /
- * 2^21 22% / 15% faster, and the copies by cp.async 3-9% at 2^16-2^18;
- * where the launch is not direct, segreduce_warps' code ran 6-12% slower
- * in this kernel at 2^16-2^21 with segments of 4096 (17-501 segments), so
- * the host takes this kernel from 512 segments only.
+ * Where the launch is not direct, segreduce_warps' code runs slower in
+ * this kernel than alone with few long segments, so the plan takes this
+ * kernel from SEG_DIRECT_MIN_SEGMENTS segments only (bench/NOTES.md).
  */
 #pragma once
 
@@ -57,44 +52,19 @@
 
 namespace gp {
 
-/* Windows of span elements a light group may take, in turn (two buffers,
- * one window's copies in flight while the other is scanned, where more
- * than one). 8 (session 32): groups of short segments with a few of
- * thousands among them stay light. */
-#ifndef GP_SEGREDUCE_DIRECT_WINDOWS
-#define GP_SEGREDUCE_DIRECT_WINDOWS 8
-#endif
-
-/* The windows a light group holds on average at most: a launch goes
- * direct only where n is at most groups x this many windows / 2 (and the
- * cap): long groups cost a block a round trip a window each. 4 (session
- * 32, h200_seg_windows_s32.txt): segments of 64 at 2^20 / 2^21 22% / 15%
- * faster than one window; 8 (to 2^22) 5% faster there for i32, f64 6%
- * slower at 2^21. Segments of 4096 (a mean limit of 8192, from 16
- * segments) were 26-90% slower at 2^16-2^21: the longest segment of a
- * group, geometric lengths, takes several windows in turn. */
-#ifndef GP_SEGREDUCE_DIRECT_GROUP_WINDOWS
-#define GP_SEGREDUCE_DIRECT_GROUP_WINDOWS 4
-#endif
-
-/* The mean segment above which no launch goes direct. */
-#ifndef GP_SEGREDUCE_DIRECT_MEAN
-#define GP_SEGREDUCE_DIRECT_MEAN 512
-#endif
-
 /* A light group's elements: at most cap, so that with the 16-byte
  * rounding before them they fit `windows` windows of `span` = 16 a
  * thread; and the mean segment length above which no launch goes direct. */
 template <typename T> struct direct_shape {
   using S = warps_reduce_shape<T>;
-  static constexpr int items = 16;                      /* a thread's, in a window's scan */
+  static constexpr int items = SEG_DIRECT_ITEMS; /* a thread's, in a window's scan */
   static constexpr uint64_t span = uint64_t(S::threads) * items;
-  static constexpr uint64_t windows = GP_SEGREDUCE_DIRECT_WINDOWS;
+  static constexpr uint64_t windows = segreduce_direct_tuning::windows;
   static constexpr uint64_t buffers = windows > 1 ? 2 : 1;
   static constexpr uint64_t cap = windows * span - S::vec;
   static constexpr uint64_t max_group = S::threads - 1; /* per + 1 offsets, one a thread */
-  static constexpr uint64_t mean = GP_SEGREDUCE_DIRECT_MEAN;
-  static constexpr uint64_t group_mean_cap = uint64_t(GP_SEGREDUCE_DIRECT_GROUP_WINDOWS) * span - S::vec;
+  static constexpr uint64_t mean = segreduce_direct_tuning::max_mean;
+  static constexpr uint64_t group_mean_cap = uint64_t(segreduce_direct_tuning::group_windows) * span - S::vec;
   static constexpr uint64_t n_direct_per_group = (group_mean_cap < cap ? group_mean_cap : cap) / 2;
   /* The stages' bytes in a direct launch (nothing is copied there then):
    * the buffers of values (swizzled), a window's start bits, the warps'

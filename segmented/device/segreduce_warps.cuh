@@ -57,65 +57,28 @@
 #include "scan/device/warp_scan.cuh"
 #include "segmented/device/segscan_blocked.cuh"
 #include "segmented/device/tile_first.cuh"
+#include "segmented/segmented_tuning.h"
 
 namespace gp {
-
-/* Blocks an SM the launch bounds ask for (256 threads each), for 4-byte
- * types: 3 gives 80 registers. On the H200 at 2^28, 4 (64 registers,
- * spills) was slower in 11 of 12 cases, 2 in 4 of 6
- * (h200_segreduce_warps_ab.txt, calls 1-2). */
-#ifndef GP_SEGREDUCE_WARPS_BLOCKS
-#define GP_SEGREDUCE_WARPS_BLOCKS 3
-#endif
-
-/* The same for 8-byte types: 16 items a lane take 128 registers. */
-#ifndef GP_SEGREDUCE_WARPS_BLOCKS_8
-#define GP_SEGREDUCE_WARPS_BLOCKS_8 2
-#endif
-
-/* How many steps ahead a warp's values are copied (cp.async into shared
- * stages; one stage more than that). */
-#ifndef GP_SEGREDUCE_WARPS_AHEAD
-#define GP_SEGREDUCE_WARPS_AHEAD 2
-#endif
-
-/* 1 (default): a warp's copies of a step are striped over its lanes
- * (whole sectors a copy instruction); 0: each lane copies its own items. */
-#ifndef GP_SEGREDUCE_WARPS_STRIPED
-#define GP_SEGREDUCE_WARPS_STRIPED 1
-#endif
-
-/* Bytes of consecutive items a lane takes a step for 8-byte types (4-byte
- * types: 64, 16 items). 128 (16 items) halves the steps of 64 bytes, and
- * their fixed costs: f64 at 2^28 with segments of 64 ran at 0.64 -> 0.83
- * of a copy, of 4096 0.96 -> 0.98, of 4 0.57 -> 0.55 (session 15, call 1). */
-#ifndef GP_SEGREDUCE_WARPS_LANE_BYTES_8
-#define GP_SEGREDUCE_WARPS_LANE_BYTES_8 128
-#endif
-
-/* 1 (default): for 4-byte types block b takes the chunks of warps
- * [8 b, 8 b + 8) by its blockIdx, not by a ticket from the look-back
- * counter (an atomic and a barrier before the search could start). Safe
- * here, unlike in the scans: the grid is at most the resident blocks, and
- * a block waits only (in the look-back, after its chunks) for blocks of
- * lower index, so every block it waits for holds or will get a place.
- * 0: the ticket, for A/B builds. */
-#ifndef GP_SEGREDUCE_BY_INDEX
-#define GP_SEGREDUCE_BY_INDEX 1
-#endif
 
 /* The kernel's block and a lane's step of consecutive items. */
 template <typename T> struct warps_reduce_shape {
   static constexpr bool wide = sizeof(T) == 8;
-  static constexpr int threads = 256, warps = threads / 32;
-  static constexpr int min_blocks = wide ? GP_SEGREDUCE_WARPS_BLOCKS_8 : GP_SEGREDUCE_WARPS_BLOCKS;
+  static constexpr int threads = SEG_WARPS_THREADS, warps = threads / 32;
+  using tuning = segreduce_warps_tuning<int(sizeof(T))>;
+  static constexpr int min_blocks = tuning::min_blocks;
   static constexpr int vec = 16 / int(sizeof(T));
-  static constexpr int items = (wide ? GP_SEGREDUCE_WARPS_LANE_BYTES_8 : 64) / int(sizeof(T));
+  static constexpr int items = tuning::lane_bytes / int(sizeof(T));
   static constexpr int step = 32 * items; /* a warp's step */
-  static constexpr int ahead = GP_SEGREDUCE_WARPS_AHEAD, stages = ahead + 1;
-  /* Blocks by blockIdx (GP_SEGREDUCE_BY_INDEX) for 4-byte types; 8-byte
-   * ones keep the ticket, without which ptxas spilled (0 -> 12 bytes). */
-  static constexpr bool by_index = GP_SEGREDUCE_BY_INDEX != 0 && !wide;
+  static constexpr int ahead = tuning::ahead, stages = ahead + 1;
+  /* For 4-byte types block b takes the chunks of warps [8 b, 8 b + 8) by
+   * its blockIdx, not by a ticket from the look-back counter (an atomic and
+   * a barrier before the search could start). Safe here, unlike in the
+   * scans: the grid is at most the resident blocks, and a block waits only
+   * (in the look-back, after its chunks) for blocks of lower index, so
+   * every block it waits for holds or will get a place. 8-byte types keep
+   * the ticket, without which ptxas spills. */
+  static constexpr bool by_index = !wide;
   /* Dynamic shared memory: each warp's stages. */
   static constexpr size_t smem = size_t(warps) * stages * step * sizeof(T);
 };
@@ -152,7 +115,6 @@ __device__ __forceinline__ bool segreduce_warps_block(const T *in, const int64_t
   constexpr int ITEMS = S::items, VEC = S::vec, WARPS = S::warps, STEP = S::step;
   constexpr uint64_t NONE = ~uint64_t(0);
   constexpr int AHEAD = S::ahead, STAGES = S::stages;
-  constexpr bool STRIPED = GP_SEGREDUCE_WARPS_STRIPED != 0;
   __shared__ uint32_t s_heads[WARPS][STEP / 32];
   extern __shared__ __align__(128) unsigned char warp_stages[]; /* [WARPS][STAGES][STEP] of T */
   __shared__ P s_agg[WARPS];
@@ -163,8 +125,7 @@ __device__ __forceinline__ bool segreduce_warps_block(const T *in, const int64_t
    * fill 196 KiB of shared memory to the last 256 bytes). */
   constexpr bool CACHE = !S::wide;
   /* The search before n is known, for 4-byte types: with 8-byte ones (and
-   * blocks by index) ptxas spilled 12-32 bytes and f64 ran 2-7% slower at
-   * 2^20-2^28 (h200_segreduce_warps_ab.txt, session 22, calls 1-3). */
+   * blocks by index) ptxas spills and f64 runs slower. */
   constexpr bool SPECULATE = !S::wide;
   __shared__ int64_t s_offsets_cache[WARPS][CACHE ? 64 : 1];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -183,7 +144,7 @@ __device__ __forceinline__ bool segreduce_warps_block(const T *in, const int64_t
   uint32_t chunk_dst[CHUNKS], chunk_src[CHUNKS];
 #pragma unroll
   for (int c = 0; c < CHUNKS; c++) {
-    const int chunk = STRIPED ? c * 32 + lane : lane * CHUNKS + c;
+    const int chunk = c * 32 + lane;
     chunk_src[c] = uint32_t(chunk * VEC);
     chunk_dst[c] = uint32_t(swizzled<VEC>(chunk * VEC));
   }
@@ -194,11 +155,10 @@ __device__ __forceinline__ bool segreduce_warps_block(const T *in, const int64_t
   uint64_t fetch_left = 0;      /* its items up to the chunk's end */
   int fetch_stage = 0, stage = 0;
   /* The next step's values into its stage (swizzled as buf reads them),
-   * 16 bytes a copy. STRIPED: the warp's copies cover whole 512-byte
-   * spans (lane l copies chunks l, l + 32, ...), and a lane reads back
-   * other lanes' copies after a __syncwarp; else each lane copies its own
-   * 64 bytes. Chunks past the end are not copied: their lanes load
-   * plainly. One commit group a step, copies or not. */
+   * 16 bytes a copy. The warp's copies cover whole 512-byte spans (lane
+   * l copies chunks l, l + 32, ...: whole sectors a copy instruction), and
+   * a lane reads back other lanes' copies after a __syncwarp. Chunks past
+   * the end are not copied: their lanes load plainly. One commit group a step, copies or not. */
   auto fetch = [&]() {
     if (vector_ok && fetch_left > 0) {
       T *const dst = stages + fetch_stage * STEP;
@@ -297,7 +257,7 @@ __device__ __forceinline__ bool segreduce_warps_block(const T *in, const int64_t
       T *const buf = stages + stage * STEP; /* the values, then the inclusive scan */
       stage = stage + 1 == STAGES ? 0 : stage + 1;
       copy_async_wait<AHEAD - 1>();
-      if (STRIPED) __syncwarp(); /* the step's copies, seen by every lane */
+      __syncwarp(); /* the step's copies, seen by every lane */
       fetch(); /* into the previous step's stage, free since its last __syncwarp */
       T x[ITEMS];
       const uint64_t base = t0 + uint64_t(lane) * ITEMS;

@@ -235,20 +235,6 @@ template <typename T, typename Shape> constexpr bool blocked_tile_fits() {
   return true;
 }
 
-/* 1 (default): a launch of segscan_blocked whose blocks all fit the device
- * at once (segscan_launch asks the occupancy API) gives block b tile b
- * instead of the look-back's ticket, as segreduce_warps does
- * (GP_SEGREDUCE_BY_INDEX); for the scans and SpMV's products of one tile a
- * block. Why: the ticket is an atomic and a barrier before the first loads,
- * a round trip of the chain that small scans are made of. On the H200
- * (session 29, GPU time): 2-8% off the small tiles' scans over offsets at
- * 2^16-2^18, 1-3% off the large tiles' at 2^21 (4-byte) and 2^20 (f64).
- * 0: always the ticket (the kernel's last parameter unread), for A/B
- * library builds. */
-#ifndef GP_SEG_BY_INDEX
-#define GP_SEG_BY_INDEX 1
-#endif
-
 /*
  * The kernel, one tile per block. Values (sparse: products with x) says
  * how the loaded elements become the scanned values; REDUCE writes each
@@ -282,11 +268,12 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
   __shared__ __align__(16) T s_buf[Shape::tile_items]; /* the transposes; reduce: the tile's results */
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 
-  /* by_index (GP_SEG_BY_INDEX): the whole grid fits the device at once, so
-   * block b takes tile b without a ticket (an atomic and a barrier before
-   * the first loads): the look-back waits only for lower tiles, whose
-   * blocks run or will get a place. */
-  const uint32_t tile = GP_SEG_BY_INDEX != 0 && by_index ? blockIdx.x : take_tile(lb, &s_tile);
+  /* by_index: the whole grid fits the device at once (segscan_launch asks
+   * the occupancy API), so block b takes tile b without a ticket (an atomic
+   * and a barrier before the first loads, a round trip of the chain that
+   * small scans are made of): the look-back waits only for lower tiles,
+   * whose blocks run or will get a place. */
+  const uint32_t tile = by_index ? blockIdx.x : take_tile(lb, &s_tile);
   const tile_place<Shape, REVERSE> at(tile, lb.tiles, n);
   /* 1. The values (and what a transform loads) first: in flight while the flags are found. */
   T v[Shape::rows][Shape::vec];

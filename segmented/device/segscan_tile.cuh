@@ -26,6 +26,7 @@
 
 #include "segmented/device/seg_pair.cuh"
 #include "segmented/device/tile_first.cuh"
+#include "segmented/segmented_tuning.h"
 
 namespace gp {
 
@@ -35,58 +36,24 @@ template <int THREADS, int ROWS, int VEC, int MIN_BLOCKS> struct seg_tile_shape 
   static constexpr int min_blocks = MIN_BLOCKS;
 };
 
-/* Measured shapes (bench_segmented, bench_spmv on the H200), by element
- * size B, 16 items a thread unless said:
- *  - large, 4-byte: 512 threads at 2 blocks an SM (64 registers). Sweep of
- *    the blocked kernel at the same 16 items (copy/gpuprim at 2^28, flags /
- *    offsets / reduce): 256 threads at 3 blocks 0.54 / 0.46 / 0.28, at 4
- *    0.60 / 0.52 / 0.33, 128 at 6 0.50 / 0.45 / 0.27, 128 at 8 0.53 / 0.46
- *    / 0.29, 512 at 2 0.64 / 0.53 / 0.33 (SpMV on generated matrices: the
- *    least ratio to cuSPARSE 0.53 -> 0.64). At 2^16 it is 5% slower than
- *    256 at 3 (fewer, larger tiles). ncu at 256 x 3: half the stall cycles
- *    at barriers, so the gain is more warps to run while a tile waits.
- *  - large, 8-byte: 256 threads at 2. Swept in session 15 (call 4, f64
- *    scans at 2^20-2^28, `h200_seg_shapes_ab.txt`): 8 items at 4 blocks
- *    took offsets with segments of 4 at 2^28 from 0.63 to 0.72 of a copy
- *    but 2^20 from 1.0-1.2x CUB to 0.75-0.87x (twice the tiles: past the
- *    table-free search's 256); 512 x 8 at 2 0.68 there, the rest equal;
- *    256 x 16 at 3 spills and is slower; 512 x 16 needs more than 48 KB of
- *    static shared memory. (SpMV's f64 tiles differ: spmv_launch.cuh.)
- *  - small (SpMV below 2^21 nonzeros): 256 threads of 8 items at 4 blocks
- *    (4-byte) or 3.
+/* The shapes (segmented_tuning.h; their sweeps: bench/NOTES.md), by
+ * element size B, 16 items a thread unless said:
+ *  - large, 4-byte: 512 threads at 2 blocks an SM (64 registers): more
+ *    warps to run while a tile waits at its barriers;
+ *  - large, 8-byte: 256 threads at 2 (8 items at 4 blocks doubles the
+ *    tiles, past the table-free search's reach at 2^20; 256 x 16 at 3
+ *    spills; 512 x 16 needs more than 48 KB of static shared memory).
+ *    SpMV's f64 tiles differ: spmv_tuning.h;
+ *  - small (small scans, SpMV below 2^21 nonzeros): 256 threads of 8
+ *    items at 4 blocks (4-byte) or 3.
  * Each is 2 to 8 rows of one 16-byte vector a thread, as the blocked
  * kernel's transposes require. */
-template <int B> using seg_small_shape = seg_tile_shape<256, 8 * B / 16, 16 / B, B == 8 ? 3 : 4>;
-/* The large 8-byte shape, for A/B library builds: threads, rows of one
- * 16-byte vector (items a thread = 2 x rows), blocks an SM. */
-#ifndef GP_SEG_LARGE_8_THREADS
-#define GP_SEG_LARGE_8_THREADS 256
-#endif
-#ifndef GP_SEG_LARGE_8_ROWS
-#define GP_SEG_LARGE_8_ROWS 8
-#endif
-#ifndef GP_SEG_LARGE_8_BLOCKS
-#define GP_SEG_LARGE_8_BLOCKS 2
-#endif
-/* The large 4-byte shape's threads and blocks an SM, for A/B library
- * builds (4 rows of one 16-byte vector a thread). Scans by runs, before
- * scan_in_run kept start bits (session
- * 23, call 1, `h200_seg_scan_bits_ab.txt`): 256 threads at 4 blocks an SM
- * (offset stages of 1280) took f32 over offsets and i32 with segments of
- * 4 3-5% faster at 2^26-2^28, i32 with segments of 64 and 4096 2-3%
- * slower, the flags' scans within 1-2%; 256 at 3 within 1% but for
- * segments of 4 (4% faster); 1024 at 1 does not build (segscan_blocked's
- * static shared memory). Not adopted. */
-#ifndef GP_SEG_LARGE_4_THREADS
-#define GP_SEG_LARGE_4_THREADS 512
-#endif
-#ifndef GP_SEG_LARGE_4_BLOCKS
-#define GP_SEG_LARGE_4_BLOCKS 2
-#endif
 template <int B>
-using seg_large_shape =
-    seg_tile_shape<B == 8 ? GP_SEG_LARGE_8_THREADS : GP_SEG_LARGE_4_THREADS, B == 8 ? GP_SEG_LARGE_8_ROWS : 4, 16 / B,
-                   B == 8 ? GP_SEG_LARGE_8_BLOCKS : GP_SEG_LARGE_4_BLOCKS>;
+using seg_small_shape = seg_tile_shape<SEG_SMALL_THREADS, SEG_SMALL_ITEMS * B / 16, 16 / B, B == 8 ? 3 : 4>;
+template <int B>
+using seg_large_shape = seg_tile_shape<B == 8 ? SEG_LARGE_8_THREADS : SEG_LARGE_4_THREADS,
+                                       B == 8 ? SEG_LARGE_8_ROWS : SEG_LARGE_4_ROWS, 16 / B,
+                                       B == 8 ? SEG_LARGE_8_BLOCKS : SEG_LARGE_4_BLOCKS>;
 
 /* Heads from a byte array: heads[i] != 0 starts a segment at i. */
 struct heads_from_flags {
@@ -105,8 +72,8 @@ template <typename Offset> struct heads_from_offsets {
   const uint64_t *tile_first;
   unsigned *bad = nullptr;
   bool check_windows = false;
-  uint32_t walk_window = 0; /* seg_runs' walk: the offsets a tile stages (GP_RUNS_WALK) */
-  bool own_table = false;   /* seg_runs' blocks write their runs' entries of tile_first (GP_RUNS_OWN_TABLE) */
+  uint32_t walk_window = 0; /* seg_runs' walk: the offsets a tile stages (0: no walk) */
+  bool own_table = false;   /* seg_runs' blocks write their runs' entries of tile_first */
 };
 /* The same, for seg_runs' scans of 8-byte elements with short segments:
  * their offsets come by cp.async into shared stages as 4-byte scans' do
@@ -219,12 +186,6 @@ __device__ inline tile_offsets<Offset> global_tile_offsets(const heads_from_offs
   return t;
 }
 
-/* 1 (default): search_tile_offsets' searches begin with guided_rounds;
- * 0: they search the whole of [0, nseg], for A/B library builds. */
-#ifndef GP_SEARCH_GUIDED
-#define GP_SEARCH_GUIDED 1
-#endif
-
 /*
  * A first round of a search for the first i in [lo, hi) whose offset is
  * beyond c (first_beyond_two_reads' answer) that probes where the offsets'
@@ -288,9 +249,8 @@ __device__ inline void guided_rounds(const Offset *offsets, uint64_t n, uint64_t
  * 32^k; GUIDED: after a first round where the mean puts them
  * (guided_rounds). Every caller of an instance searches the same way, so
  * two blocks that both find an entry find the same value, malformed
- * offsets or not. Why not GUIDED in seg_runs' prologue: there it made
- * scans over offsets with segments of 64 at 2^22 5% slower (session 27,
- * call 3; not understood), where segscan_blocked's scans gained 5-9%. */
+ * offsets or not. seg_runs' prologue searches without GUIDED: there the
+ * guided round made walking runs slower (bench/NOTES.md). */
 template <bool GUIDED, typename Offset>
 __device__ inline void table_entries_by_warp(const heads_from_offsets<Offset> &src, uint64_t t0, uint64_t t1,
                                              uint32_t tiles, uint32_t tile_items, uint64_t n, int lane,
@@ -322,7 +282,7 @@ __device__ inline tile_offsets<Offset> search_tile_offsets(const heads_from_offs
                                                            uint32_t tiles, uint32_t tile_items, uint64_t n,
                                                            uint64_t (&s_entries)[2]) {
   if (threadIdx.x < 32)
-    table_entries_by_warp<GP_SEARCH_GUIDED != 0>(src, tile, tile + uint64_t(1), tiles, tile_items, n, threadIdx.x,
+    table_entries_by_warp<true>(src, tile, tile + uint64_t(1), tiles, tile_items, n, threadIdx.x,
                                                  s_entries);
   const uint64_t share = (src.nseg + tiles) / tiles; /* ceil((nseg + 1) / tiles) */
   for (uint64_t s = tile * share + threadIdx.x; s <= src.nseg && s < (tile + uint64_t(1)) * share;
