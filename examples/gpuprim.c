@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "demo.h"
 
@@ -203,7 +204,21 @@ static int demo_main(int argc, char **argv) {
   return demo(n, command_backend("demo", host));
 }
 
+/* OpenMP threads that spin-wait between parallel regions steal the cores
+ * from other processes and, where those hold the cores, from each other:
+ * a host call then takes milliseconds instead of microseconds. GCC's OpenMP
+ * runtime reads its wait policy once, when it is loaded, and has no call to
+ * change it, so the tool runs itself again with OMP_WAIT_POLICY=passive
+ * unless the user chose a policy (or spin count). Where exec fails, it goes
+ * on as it is. */
+static void wait_passively(char **argv) {
+  if (getenv("OMP_WAIT_POLICY") || getenv("GOMP_SPINCOUNT") || getenv("KMP_BLOCKTIME")) return;
+  if (setenv("OMP_WAIT_POLICY", "passive", 0) != 0) return;
+  execv("/proc/self/exe", argv);
+}
+
 int main(int argc, char **argv) {
+  wait_passively(argv);
   if (argc < 2) return usage(stderr, 2);
   const char *command = argv[1];
   if (!strcmp(command, "-h") || !strcmp(command, "--help") || !strcmp(command, "help"))
