@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "core/core.h"
+#include "core/host_parallel.h"
 #include "compact_internal.h"
 
 enum { CHUNK = 1 << 14, SEGMENT = 1 << 22 };
@@ -97,7 +98,7 @@ static const uint8_t *predicate_mask(const gpu_pred *pred, const void *in, size_
 /* kept[c] = how many of chunk c's elements the mask keeps. */
 static void count_chunks(const uint8_t *mask, size_t m, size_t *kept) {
   const size_t chunks = (m + CHUNK - 1) / CHUNK;
-#pragma omp parallel for schedule(static) if (chunks >= 4)
+#pragma omp parallel for schedule(static) if (chunks >= 4 && gp_host_parallel(m))
   for (size_t c = 0; c < chunks; c++) {
     size_t lo = c * CHUNK, hi = lo + CHUNK < m ? lo + CHUNK : m, k = 0;
     for (size_t i = lo; i < hi; i++) k += mask[i] != 0;
@@ -140,7 +141,7 @@ static void scatter_segment(const void *in, size_t w, size_t seg_lo, size_t m, c
                             const size_t *kept, size_t kept_before, bool partition, size_t rejected_base,
                             void *out) {
   const size_t chunks = (m + CHUNK - 1) / CHUNK;
-#pragma omp parallel for schedule(static) if (chunks >= 4)
+#pragma omp parallel for schedule(static) if (chunks >= 4 && gp_host_parallel(m))
   for (size_t c = 0; c < chunks; c++) {
     size_t lo = c * CHUNK, hi = lo + CHUNK < m ? lo + CHUNK : m;
     size_t k = kept_before + kept[c], r = rejected_base + (lo - kept[c]); /* rejected before chunk c */

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/host_parallel.h"
 #include "expr_internal.h"
 
 typedef void (*gp_kernel)(const void *restrict a, const void *restrict b, void *restrict out, size_t n,
@@ -315,7 +316,7 @@ void gp_expr_eval_host(const gp_expr *e, const void *in, size_t n, uint8_t *keep
   if (n == 0) return;
   const gp_expr_prog *p = e->prog;
   size_t w = gpu_dtype_size(e->t), block = p->block, nblocks = (n + block - 1) / block;
-#pragma omp parallel if (nblocks >= 4)
+#pragma omp parallel if (nblocks >= 4 && gp_host_parallel(n))
   {
     /* Without memory for whole blocks, one element at a time in a stack buffer. */
     uint64_t one[MAX_SLOTS];

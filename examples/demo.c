@@ -5,11 +5,13 @@
  * and the driver; demo_more.c has sort and segmented, demo_spmv.c SpMV.
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "demo.h"
 
@@ -19,9 +21,46 @@ double now(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-void die(const char *what, gpu_status s) {
-  fprintf(stderr, "gpuprim: %s: %s (%s)\n", what, gpu_status_string(s), gpu_last_error());
+const char *error_words(gpu_status s) {
+  const char *message = gpu_last_error();
+  /* "gpu_csr_read_mm: x.mtx: cannot open: ..." names a C function first. */
+  const size_t name = strncmp(message, "gpu_", 4) ? 0 : strspn(message, "abcdefghijklmnopqrstuvwxyz_0123456789");
+  if (name && !strncmp(message + name, ": ", 2)) return message + name + 2;
+  if (*message) return message;
+  const char *words = strstr(gpu_status_string(s), ": "); /* "GPU_ERR_IO: input/output error" */
+  return words ? words + 2 : gpu_status_string(s);
+}
+
+void die(gpu_status s) {
+  progress_done();
+  fprintf(stderr, "gpuprim: %s\n", error_words(s));
   exit(1);
+}
+
+void die_no_memory(const char *what) {
+  progress_done();
+  fprintf(stderr, "gpuprim: out of host memory for %s\n", what);
+  exit(1);
+}
+
+static int progress_shown; /* a progress line is on the terminal */
+
+void progress(const char *fmt, ...) {
+  if (!isatty(fileno(stderr))) return;
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("\r\033[K... ", stderr); /* back to the line's start, and clear it */
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fflush(stderr);
+  progress_shown = 1;
+}
+
+void progress_done(void) {
+  if (!progress_shown) return;
+  fputs("\r\033[K", stderr);
+  fflush(stderr);
+  progress_shown = 0;
 }
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
@@ -78,6 +117,7 @@ const char *type_name(gpu_dtype t) {
 }
 
 void row(const char *primitive, const char *variant, size_t n, double seconds, double bytes, const char *check) {
+  progress_done();
   printf("%-10s %-26s %12zu %10.3f %10.1f %10.1f   %s\n", primitive, variant, n, seconds * 1e3, bytes / seconds * 1e-9,
          (double)n / seconds * 1e-9, check);
   fflush(stdout);
@@ -131,7 +171,7 @@ static gpu_pred make_pred(const compact_case *cc, const uint8_t *flags) {
 
 static int64_t compact_or_partition(const compact_case *cc, const void *in, size_t n, gpu_pred pred, void *out) {
   int64_t k = cc->partition ? gpu_partition(in, n, pred, out) : gpu_compact(in, n, pred, out);
-  if (k < 0) die(cc->partition ? "gpu_partition" : "gpu_compact", (gpu_status)-k);
+  if (k < 0) die((gpu_status)-k);
   return k;
 }
 
@@ -170,7 +210,7 @@ static int demo_compaction(size_t n, gpu_backend backend, void *h_in, void *h_ou
     const size_t w = gpu_dtype_size(cc->type);
     char name[64];
     snprintf(name, sizeof name, "%s %s", type_name(cc->type), cc->name);
-    fprintf(stderr, "... %s %s\n", primitive, name);
+    progress("%s %s", primitive, name);
     fill(h_in, n, cc->type);
     if (cc->type == GPU_F32)
       for (size_t i = 0; i < n; i += 1024) ((float *)h_in)[i] = NAN;
@@ -240,7 +280,7 @@ int demo(size_t n, gpu_backend backend) {
   for (size_t c = 0; c < sizeof scans / sizeof scans[0]; c++) {
     const scan_case *sc = &scans[c];
     const size_t w = gpu_dtype_size(sc->type);
-    fprintf(stderr, "... scan %s\n", sc->name);
+    progress("scan %s", sc->name);
     fill(h_in, n, sc->type);
     CHECK(gpu_upload(d_in, h_in, n * w));
     double seconds;
@@ -261,7 +301,7 @@ int demo(size_t n, gpu_backend backend) {
   for (size_t c = 0; c < sizeof reduces / sizeof reduces[0]; c++) {
     const scan_case *rc = &reduces[c];
     const size_t w = gpu_dtype_size(rc->type);
-    fprintf(stderr, "... reduce %s\n", rc->name);
+    progress("reduce %s", rc->name);
     fill(h_in, n, rc->type);
     CHECK(gpu_upload(d_in, h_in, n * w));
     unsigned char got[8], want[8];

@@ -16,13 +16,29 @@
 #include "gpuprim.h"
 
 double now(void);
-/* Prints what failed and the library's message, and exits with status 1. */
-void die(const char *what, gpu_status s);
-#define CHECK(call)                     \
-  do {                                  \
-    gpu_status s_ = (call);             \
-    if (s_ != GPU_OK) die(#call, s_);   \
+/* The library's last error in a user's words: its message without the name
+ * of the function that failed, or the status's words where there is none. */
+const char *error_words(gpu_status s);
+/* Prints "gpuprim: " and the library's last error in a user's words, and
+ * exits with status 1. */
+void die(gpu_status s);
+/* Prints that host memory for `what` ran out, and exits with status 1. */
+void die_no_memory(const char *what);
+#define CHECK(call)                 \
+  do {                              \
+    gpu_status s_ = (call);         \
+    if (s_ != GPU_OK) die(s_);      \
   } while (0)
+
+/* What the tool is doing now ("sort u32 keys"), on stderr where that is a
+ * terminal, on one line that the next one replaces; nothing elsewhere, so
+ * that a log or a pipe holds only results. progress_done() clears the line. */
+void progress(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+void progress_done(void);
 
 /* Times one call (after a warm-up call) on the current backend. */
 #define TIME_CALL(seconds, call)     \

@@ -84,7 +84,7 @@ int demo_sort(size_t n, gpu_backend backend, void *h_in, void *h_out, void *h_re
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     const sort_case *sc = &cases[c];
     const size_t kw = gpu_dtype_size(sc->key_type), vw = sc->pairs ? 4 : 0;
-    fprintf(stderr, "... sort %s\n", sc->name);
+    progress("sort %s", sc->name);
     /* Pairs keep their u32 values in the same host buffers, after the n
      * keys (4n + 4n bytes of 8n), and in d_out on the backend. */
     uint32_t *in_values = (uint32_t *)((char *)h_in + n * kw), *out_values = (uint32_t *)((char *)h_out + n * kw),
@@ -132,13 +132,13 @@ int demo_sort(size_t n, gpu_backend backend, void *h_in, void *h_out, void *h_re
 static size_t random_offsets(size_t n, int64_t **offsets) {
   size_t capacity = n / 32 + 16, nseg = 0;
   int64_t *off = malloc(capacity * sizeof *off);
-  if (!off) die("segment offsets", GPU_ERR_OUT_OF_MEMORY);
+  if (!off) die_no_memory("the segment offsets");
   off[0] = 0;
   while ((size_t)off[nseg] < n) {
     if (nseg + 2 > capacity) {
       capacity *= 2;
       int64_t *grown = realloc(off, capacity * sizeof *off);
-      if (!grown) die("segment offsets", GPU_ERR_OUT_OF_MEMORY);
+      if (!grown) die_no_memory("the segment offsets");
       off = grown;
     }
     const size_t length = next_random() % 129, left = n - (size_t)off[nseg];
@@ -169,7 +169,7 @@ int demo_segmented(size_t n, gpu_backend backend, void *h_in, void *h_out, void 
   /* With empty segments there may be more segments than elements: the sums
    * get buffers of their own. */
   double *h_sums = malloc(nseg * sizeof(double)), *h_sums_ref = malloc(nseg * sizeof(double)), *d_sums = NULL;
-  if (!h_heads || !h_sums || !h_sums_ref) die("segmented buffers", GPU_ERR_OUT_OF_MEMORY);
+  if (!h_heads || !h_sums || !h_sums_ref) die_no_memory("the segmented buffers");
   for (size_t i = 0; i < n; i++) h_heads[i] = next_random() % 64 == 0; /* segments of mean length 64 */
   CHECK(gpu_alloc((void **)&d_offsets, offsets_bytes));
   CHECK(gpu_alloc((void **)&d_heads, n));
@@ -180,7 +180,7 @@ int demo_segmented(size_t n, gpu_backend backend, void *h_in, void *h_out, void 
   double seconds;
   size_t bad = 0;
 
-  fprintf(stderr, "... segscan f32 add inclusive, offsets\n");
+  progress("segscan f32 add inclusive, offsets");
   fill(h_in, n, GPU_F32);
   CHECK(gpu_upload(d_in, h_in, n * 4));
   TIME_CALL(seconds, gpu_segscan_offsets(d_in, d_out, n, d_offsets, nseg, GPU_F32, GPU_ADD, GPU_INCLUSIVE));
@@ -195,7 +195,7 @@ int demo_segmented(size_t n, gpu_backend backend, void *h_in, void *h_out, void 
   failures += segmented_row("segscan", "f32 add inclusive, offsets", n, seconds,
                             8.0 * (double)n + (double)offsets_bytes, bad, nseg);
 
-  fprintf(stderr, "... segscan i32 add exclusive, flags\n");
+  progress("segscan i32 add exclusive, flags");
   fill(h_in, n, GPU_I32);
   CHECK(gpu_upload(d_in, h_in, n * 4));
   TIME_CALL(seconds, gpu_segscan_flags(d_in, d_out, n, d_heads, GPU_I32, GPU_ADD, GPU_EXCLUSIVE));
@@ -208,7 +208,7 @@ int demo_segmented(size_t n, gpu_backend backend, void *h_in, void *h_out, void 
   failures += segmented_row("segscan", "i32 add exclusive, flags", n, seconds, 9.0 * (double)n,
                             mismatches(h_out, h_ref, n, GPU_I32, GPU_ADD), heads + 1);
 
-  fprintf(stderr, "... segreduce f64 add, offsets\n");
+  progress("segreduce f64 add, offsets");
   fill(h_in, n, GPU_F64);
   CHECK(gpu_upload(d_in, h_in, n * 8));
   TIME_CALL(seconds, gpu_segreduce(d_in, d_offsets, nseg, d_sums, GPU_F64, GPU_ADD));

@@ -42,7 +42,7 @@ size_t spmv_check_against_host(const gpu_csr *A, const void *h_x, const void *h_
   H.col_idx = malloc((size_t)A->nnz * iw + 1);
   H.values = malloc((size_t)A->nnz * vw + 1);
   void *h_ref = malloc((size_t)A->rows * vw + 1);
-  if (!H.row_ptr || !H.col_idx || !H.values || !h_ref) die("host copy of A", GPU_ERR_OUT_OF_MEMORY);
+  if (!H.row_ptr || !H.col_idx || !H.values || !h_ref) die_no_memory("a host copy of A");
   CHECK(gpu_download(H.row_ptr, A->row_ptr, ((size_t)A->rows + 1) * iw));
   CHECK(gpu_download(H.col_idx, A->col_idx, (size_t)A->nnz * iw));
   CHECK(gpu_download(H.values, A->values, (size_t)A->nnz * vw));
@@ -83,7 +83,7 @@ static gpu_csr random_csr(size_t n) {
   int32_t *row_ptr = malloc(((size_t)rows + 1) * sizeof *row_ptr);
   int32_t *col_idx = malloc((size_t)A.nnz * sizeof *col_idx);
   double *values = malloc((size_t)A.nnz * sizeof *values);
-  if (!row_ptr || !col_idx || !values) die("demo matrix", GPU_ERR_OUT_OF_MEMORY);
+  if (!row_ptr || !col_idx || !values) die_no_memory("the demo matrix");
   for (int64_t r = 0; r <= rows; r++) row_ptr[r] = (int32_t)(r * per_row);
   for (int64_t r = 0; r < rows; r++)
     for (int64_t j = 0; j < per_row; j++) {
@@ -100,7 +100,7 @@ static gpu_csr random_csr(size_t n) {
 /* y = A x by gpu_spmv, then by a plan, each timed (after a warm-up call) and
  * checked against the host backend within the rounding of each row's sum. */
 int demo_spmv(size_t n, gpu_backend backend) {
-  fprintf(stderr, "... spmv\n");
+  progress("spmv");
   gpu_csr H = random_csr(n), A = H;
   const size_t index_bytes = (size_t)A.nnz * 4, value_bytes = (size_t)A.nnz * 8;
   const size_t row_ptr_bytes = ((size_t)A.rows + 1) * 4, x_bytes = (size_t)A.cols * 8, y_bytes = (size_t)A.rows * 8;
@@ -113,7 +113,7 @@ int demo_spmv(size_t n, gpu_backend backend) {
   CHECK(gpu_csr_validate(&A));
   double *h_x = malloc(x_bytes), *h_y = malloc(y_bytes);
   void *d_x = NULL, *d_y = NULL;
-  if (!h_x || !h_y) die("demo vectors", GPU_ERR_OUT_OF_MEMORY);
+  if (!h_x || !h_y) die_no_memory("the demo vectors");
   fill(h_x, (size_t)A.cols, GPU_F64);
   CHECK(gpu_alloc(&d_x, x_bytes));
   CHECK(gpu_alloc(&d_y, y_bytes));

@@ -17,6 +17,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The version of this header; gpu_version() gives the library's. The build
+ * reads its version from these three lines. */
+#define GPUPRIM_VERSION_MAJOR 0
+#define GPUPRIM_VERSION_MINOR 1
+#define GPUPRIM_VERSION_PATCH 0
+
+/* Marks the library's entry points: the shared library is built with hidden
+ * visibility and exports only what carries this mark. Define GPUPRIM_API
+ * before including this header to override it. */
+#ifndef GPUPRIM_API
+#  if defined(__GNUC__) && !defined(__CUDACC_RTC__)
+#    define GPUPRIM_API __attribute__((visibility("default")))
+#  else
+#    define GPUPRIM_API
+#  endif
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -35,17 +52,17 @@ typedef enum {
 } gpu_status;
 
 /* A fixed English name for a status ("GPU_ERR_INVALID_ARGUMENT: ..."). */
-const char *gpu_status_string(gpu_status s);
+GPUPRIM_API const char *gpu_status_string(gpu_status s);
 /* The calling thread's last failure, in words ("" if none yet). */
-const char *gpu_last_error(void);
+GPUPRIM_API const char *gpu_last_error(void);
 /* The library's version, "MAJOR.MINOR.PATCH". */
-const char *gpu_version(void);
+GPUPRIM_API const char *gpu_version(void);
 
 /* ------------------------------------------------------ element types, ops */
 
 typedef enum { GPU_I32, GPU_U32, GPU_I64, GPU_U64, GPU_F32, GPU_F64 } gpu_dtype;
 /* Bytes per element; 0 for an unknown value. */
-size_t gpu_dtype_size(gpu_dtype t);
+GPUPRIM_API size_t gpu_dtype_size(gpu_dtype t);
 
 /*
  * Integer ADD and MUL wrap modulo 2^bits (signed types too). AND, OR and XOR
@@ -64,25 +81,25 @@ typedef enum { GPU_BACKEND_AUTO, GPU_BACKEND_CUDA, GPU_BACKEND_HOST } gpu_backen
  * variable GPUPRIM_BACKEND=auto|cuda|host (auto when unset). AUTO means CUDA
  * where a usable GPU exists, else HOST; CUDA where there is none makes later
  * calls fail with GPU_ERR_NO_DEVICE. */
-gpu_status gpu_set_backend(gpu_backend b);
+GPUPRIM_API gpu_status gpu_set_backend(gpu_backend b);
 /* The calling thread's resolved backend: GPU_BACKEND_CUDA or GPU_BACKEND_HOST. */
-gpu_backend gpu_get_backend(void);
+GPUPRIM_API gpu_backend gpu_get_backend(void);
 /* The calling thread's CUDA stream (a cudaStream_t); NULL is the default stream. */
-gpu_status gpu_set_stream(void *cuda_stream);
+GPUPRIM_API gpu_status gpu_set_stream(void *cuda_stream);
 /* Waits for the thread's stream; returns the first deferred error. */
-gpu_status gpu_synchronize(void);
+GPUPRIM_API gpu_status gpu_synchronize(void);
 
 /* Memory of the current backend. gpu_alloc of 0 bytes gives NULL and GPU_OK;
  * gpu_free(NULL) does nothing. */
-gpu_status gpu_alloc(void **p, size_t bytes);
-gpu_status gpu_free(void *p);
-gpu_status gpu_upload(void *dst, const void *host_src, size_t bytes);
-gpu_status gpu_download(void *host_dst, const void *src, size_t bytes);
+GPUPRIM_API gpu_status gpu_alloc(void **p, size_t bytes);
+GPUPRIM_API gpu_status gpu_free(void *p);
+GPUPRIM_API gpu_status gpu_upload(void *dst, const void *host_src, size_t bytes);
+GPUPRIM_API gpu_status gpu_download(void *host_dst, const void *src, size_t bytes);
 
 /* Beyond the contract: hands back the memory the library keeps cached for the
  * calling thread's device (temporary pools, look-back state). Later calls
  * allocate again as needed. Useful before a leak checker looks. */
-gpu_status gpu_release_cached_memory(void);
+GPUPRIM_API gpu_status gpu_release_cached_memory(void);
 
 /* ---------------------------------------------------------- scan, reduce */
 
@@ -95,11 +112,11 @@ enum { GPU_INCLUSIVE = 0, GPU_EXCLUSIVE = 1u << 0, GPU_REVERSE = 1u << 1 };
  * refused). n may exceed 2^32; n == 0 does nothing. Float results are bitwise
  * identical from run to run on the same device.
  */
-gpu_status gpu_scan(const void *in, void *out, size_t n, gpu_dtype t, gpu_op op,
-                            unsigned flags);
+GPUPRIM_API gpu_status gpu_scan(const void *in, void *out, size_t n, gpu_dtype t, gpu_op op,
+                                unsigned flags);
 /* *host_result = in[0] op ... op in[n-1] (the identity when n == 0); waits. */
-gpu_status gpu_reduce(const void *in, size_t n, gpu_dtype t, gpu_op op,
-                              void *host_result);
+GPUPRIM_API gpu_status gpu_reduce(const void *in, size_t n, gpu_dtype t, gpu_op op,
+                                  void *host_result);
 
 /* ------------------------------------------------------- stream compaction */
 
@@ -117,21 +134,21 @@ typedef struct gpu_pred {
   } private_;
 } gpu_pred;
 
-gpu_pred gpu_pred_cmp(gpu_dtype t, gpu_cmp c, const void *value);     /* x c *value (host pointer) */
-gpu_pred gpu_pred_range(gpu_dtype t, const void *lo, const void *hi); /* *lo <= x && x < *hi */
-gpu_pred gpu_pred_flags(gpu_dtype t, const uint8_t *flags);          /* flags[i] != 0, backend memory */
+GPUPRIM_API gpu_pred gpu_pred_cmp(gpu_dtype t, gpu_cmp c, const void *value);     /* x c *value (host pointer) */
+GPUPRIM_API gpu_pred gpu_pred_range(gpu_dtype t, const void *lo, const void *hi); /* *lo <= x && x < *hi */
+GPUPRIM_API gpu_pred gpu_pred_flags(gpu_dtype t, const uint8_t *flags);          /* flags[i] != 0, backend memory */
 /* A C-like formula in x: numbers, + - * / %, comparisons, && || !, parentheses,
  * & | ^ ~ << >> for integer types, and abs fabs floor ceil sqrt isnan isinf
  * isfinite min max. Parsed by the library; anything else is refused with
  * GPU_ERR_INVALID_ARGUMENT and a message that points at the column. */
-gpu_pred gpu_pred_expr(gpu_dtype t, const char *expression);
+GPUPRIM_API gpu_pred gpu_pred_expr(gpu_dtype t, const char *expression);
 
 /* Writes the elements of in for which pred holds, in order, to out; returns
  * how many, or -(int64_t)status on error. */
-int64_t gpu_compact(const void *in, size_t n, gpu_pred pred, void *out);
+GPUPRIM_API int64_t gpu_compact(const void *in, size_t n, gpu_pred pred, void *out);
 /* Writes all n: the kept ones first, then the others, each in their original
  * order; returns the kept count, or -(int64_t)status on error. */
-int64_t gpu_partition(const void *in, size_t n, gpu_pred pred, void *out);
+GPUPRIM_API int64_t gpu_partition(const void *in, size_t n, gpu_pred pred, void *out);
 
 /* ------------------------------------------------------------- radix sort */
 
@@ -139,22 +156,22 @@ enum { GPU_ASCENDING = 0, GPU_DESCENDING = 1u << 0 };
 
 /* In place and stable in both directions. Float order, ascending:
  * -inf < negatives < -0.0 < +0.0 < positives < +inf < NaN. */
-gpu_status gpu_sort_keys(void *keys, size_t n, gpu_dtype t, unsigned flags);
-gpu_status gpu_sort_pairs(void *keys, void *values, size_t n, gpu_dtype key_t,
-                          size_t value_bytes, unsigned flags); /* value_bytes 4 or 8 */
+GPUPRIM_API gpu_status gpu_sort_keys(void *keys, size_t n, gpu_dtype t, unsigned flags);
+GPUPRIM_API gpu_status gpu_sort_pairs(void *keys, void *values, size_t n, gpu_dtype key_t,
+                                      size_t value_bytes, unsigned flags); /* value_bytes 4 or 8 */
 
 /* -------------------------------------------------- segmented scan, reduce */
 
 /* heads[i] != 0 starts a segment at i (a segment always starts at 0). */
-gpu_status gpu_segscan_flags(const void *in, void *out, size_t n, const uint8_t *heads,
-                             gpu_dtype t, gpu_op op, unsigned flags);
+GPUPRIM_API gpu_status gpu_segscan_flags(const void *in, void *out, size_t n, const uint8_t *heads,
+                                         gpu_dtype t, gpu_op op, unsigned flags);
 /* Segment s is [offsets[s], offsets[s+1]); nseg + 1 offsets, offsets[0] = 0,
  * offsets[nseg] = n; empty segments allowed. */
-gpu_status gpu_segscan_offsets(const void *in, void *out, size_t n, const int64_t *offsets,
-                               size_t nseg, gpu_dtype t, gpu_op op, unsigned flags);
+GPUPRIM_API gpu_status gpu_segscan_offsets(const void *in, void *out, size_t n, const int64_t *offsets,
+                                           size_t nseg, gpu_dtype t, gpu_op op, unsigned flags);
 /* One value per segment; an empty segment gives the identity. */
-gpu_status gpu_segreduce(const void *in, const int64_t *offsets, size_t nseg, void *out,
-                         gpu_dtype t, gpu_op op);
+GPUPRIM_API gpu_status gpu_segreduce(const void *in, const int64_t *offsets, size_t nseg, void *out,
+                                     gpu_dtype t, gpu_op op);
 
 /* ------------------------------------------------- sparse: CSR times vector */
 
@@ -168,23 +185,23 @@ typedef struct {
 } gpu_csr;
 
 /* y = alpha * A * x + beta * y; with beta == 0, y is not read. */
-gpu_status gpu_spmv(const gpu_csr *A, const void *x, void *y, double alpha, double beta);
+GPUPRIM_API gpu_status gpu_spmv(const gpu_csr *A, const void *x, void *y, double alpha, double beta);
 /* Checks row_ptr starts at 0, never decreases and ends at nnz, and every column
  * index is in [0, cols); names the first bad entry in gpu_last_error(). */
-gpu_status gpu_csr_validate(const gpu_csr *A);
+GPUPRIM_API gpu_status gpu_csr_validate(const gpu_csr *A);
 /* Reads a Matrix Market coordinate file into the current backend's memory. */
-gpu_status gpu_csr_read_mm(const char *path, gpu_dtype value_type, gpu_dtype index_type,
-                           gpu_csr *A);
+GPUPRIM_API gpu_status gpu_csr_read_mm(const char *path, gpu_dtype value_type, gpu_dtype index_type,
+                                       gpu_csr *A);
 /* Frees what gpu_csr_read_mm allocated. */
-gpu_status gpu_csr_free(gpu_csr *A);
+GPUPRIM_API gpu_status gpu_csr_free(gpu_csr *A);
 
 /* A plan holds the analysis of A that pays off over many products; A must
  * outlive it and stay unchanged. */
 typedef struct gpu_spmv_plan gpu_spmv_plan;
-gpu_status gpu_spmv_plan_create(gpu_spmv_plan **plan, const gpu_csr *A);
-gpu_status gpu_spmv_plan_run(gpu_spmv_plan *plan, const void *x, void *y, double alpha,
-                             double beta);
-void gpu_spmv_plan_destroy(gpu_spmv_plan *plan);
+GPUPRIM_API gpu_status gpu_spmv_plan_create(gpu_spmv_plan **plan, const gpu_csr *A);
+GPUPRIM_API gpu_status gpu_spmv_plan_run(gpu_spmv_plan *plan, const void *x, void *y, double alpha,
+                                         double beta);
+GPUPRIM_API void gpu_spmv_plan_destroy(gpu_spmv_plan *plan);
 
 #ifdef __cplusplus
 }

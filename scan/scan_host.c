@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/host_parallel.h"
 #include "scan_host.h"
 #include "scan_host_ops.h"
 
@@ -30,7 +31,7 @@ enum { CHUNK = 1 << 16 };
     T *prefix = malloc((chunks ? chunks : 1) * sizeof(T));                                   \
     if (!prefix)                                                                             \
       return gp_fail(GPU_ERR_OUT_OF_MEMORY, "gpu_scan: %zu chunk totals", chunks);          \
-    _Pragma("omp parallel for schedule(static) if (chunks > 1)")                             \
+    _Pragma("omp parallel for schedule(static) if (chunks > 1 && gp_host_parallel(n))")       \
     for (size_t c = 0; c < chunks; c++) {                                                    \
       size_t lo = c * CHUNK, hi = lo + CHUNK < n ? lo + CHUNK : n;                           \
       T acc = in[PHYS(lo)];                                                                  \
@@ -43,7 +44,7 @@ enum { CHUNK = 1 << 16 };
       prefix[c] = run;                                                                       \
       run = c == 0 ? total : gp_##NAME##_##S(run, total);                                    \
     }                                                                                        \
-    _Pragma("omp parallel for schedule(static) if (chunks > 1)")                             \
+    _Pragma("omp parallel for schedule(static) if (chunks > 1 && gp_host_parallel(n))")       \
     for (size_t c = 0; c < chunks; c++) {                                                    \
       size_t lo = c * CHUNK, hi = lo + CHUNK < n ? lo + CHUNK : n;                           \
       T acc = prefix[c];                                                                     \
@@ -67,7 +68,7 @@ enum { CHUNK = 1 << 16 };
     /* Fold groups of up to 64 chunks in parallel, then the groups in order. */             \
     for (size_t g = 0; g < chunks; g += 64) {                                                \
       size_t m = chunks - g < 64 ? chunks - g : 64;                                          \
-      _Pragma("omp parallel for schedule(static) if (m > 1)")                                \
+      _Pragma("omp parallel for schedule(static) if (m > 1 && gp_host_parallel(n))")          \
       for (size_t c = 0; c < m; c++) {                                                       \
         size_t lo = (g + c) * CHUNK, hi = lo + CHUNK < n ? lo + CHUNK : n;                   \
         T acc = in[lo];                                                                      \

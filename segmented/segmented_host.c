@@ -30,6 +30,7 @@ static int omp_get_max_threads(void) { return 1; }
 static int omp_get_thread_num(void) { return 0; }
 #endif
 
+#include "core/host_parallel.h"
 #include "scan/scan_host_ops.h"
 #include "segmented_host.h"
 
@@ -142,8 +143,10 @@ static bool fill_starts(const uint8_t *heads, const int64_t *offsets, size_t nse
   return memchr(start, 1, m) != NULL;
 }
 
-static int threads_for(size_t chunks) {
-  int t = omp_get_max_threads();
+/* The team for a call of n elements in `chunks` chunks: one thread (no team
+ * woken) for a small call, at most one a chunk otherwise. */
+static int threads_for(size_t chunks, size_t n) {
+  int t = gp_host_parallel(n) ? omp_get_max_threads() : 1;
   return chunks < (size_t)t ? (int)(chunks ? chunks : 1) : t;
 }
 
@@ -154,7 +157,7 @@ gpu_status gp_segscan_host(const void *in, void *out, size_t n, const uint8_t *h
   const seg_kernels *k = &kernels[t][op];
   const bool reverse = flags & GPU_REVERSE;
   const size_t chunks = (n + CHUNK - 1) / CHUNK;
-  const int threads = threads_for(chunks);
+  const int threads = threads_for(chunks, n);
   uint8_t *starts = malloc((size_t)threads * CHUNK), *has_start = malloc(chunks);
   seg_value *tail = malloc(chunks * sizeof *tail), *carry = malloc(chunks * sizeof *carry);
   gpu_status s = GPU_OK;
@@ -207,13 +210,13 @@ gpu_status gp_segreduce_host(const void *in, size_t n, const int64_t *offsets, s
   seg_value identity;
   gp_identity(t, op, &identity);
   if (n == 0) { /* every segment is empty */
-#pragma omp parallel for schedule(static) if (nseg > CHUNK)
+#pragma omp parallel for schedule(static) if (nseg > CHUNK && gp_host_parallel(nseg))
     for (size_t s = 0; s < nseg; s++) memcpy((char *)out + s * w, &identity, w);
     return GPU_OK;
   }
   reduce_chunk *part = malloc(chunks * sizeof *part);
   if (!part) return gp_fail(GPU_ERR_OUT_OF_MEMORY, "gpu_segreduce: no host memory for %zu chunks", chunks);
-#pragma omp parallel for num_threads(threads_for(chunks)) schedule(static)
+#pragma omp parallel for num_threads(threads_for(chunks, n)) schedule(static)
   for (size_t c = 0; c < chunks; c++) {
     const size_t lo = c * CHUNK, hi = lo + CHUNK < n ? lo + CHUNK : n;
     const bool last = c == chunks - 1;

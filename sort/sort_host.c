@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/host_parallel.h"
 #include "sort_host.h"
 #include "sort_keys.h"
 
@@ -224,7 +225,7 @@ gpu_status gp_sort_host(void *keys, void *values, size_t n, gpu_dtype key_t, siz
                         unsigned flags) {
   if (n == 0) return GPU_OK;
   const char *fn = value_bytes ? "gpu_sort_pairs" : "gpu_sort_keys";
-  size_t threads = n / MIN_KEYS_PER_THREAD;
+  size_t threads = gp_host_parallel(n) ? n / MIN_KEYS_PER_THREAD : 1;
   size_t max_threads = (size_t)omp_get_max_threads();
   if (threads > max_threads) threads = max_threads;
   if (threads < 1) threads = 1;

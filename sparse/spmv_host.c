@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "spmv_host.h"
+#include "core/host_parallel.h"
 
 /* Units of work (rows + entries) per chunk: tens of microseconds each, many
  * chunks per thread for balance, few enough that scheduling costs nothing. */
@@ -118,11 +119,11 @@ static void scale_y(const gpu_csr *A, double beta, void *y) {
   const int64_t rows = A->rows;
   if (A->value_type == GPU_F32) {
     float *v = y, b = (float)beta;
-#pragma omp parallel for schedule(static) if (rows > CHUNK_WORK)
+#pragma omp parallel for schedule(static) if (gp_host_parallel((size_t)rows))
     for (int64_t r = 0; r < rows; r++) v[r] = beta == 0 ? 0.0f : b * v[r];
   } else {
     double *v = y;
-#pragma omp parallel for schedule(static) if (rows > CHUNK_WORK)
+#pragma omp parallel for schedule(static) if (gp_host_parallel((size_t)rows))
     for (int64_t r = 0; r < rows; r++) v[r] = beta == 0 ? 0.0 : beta * v[r];
   }
 }
@@ -163,7 +164,8 @@ gpu_status gp_spmv_host(const char *fn, const gpu_csr *A, const gp_spmv_host_par
   const size_t chunks = partition->chunks;
   const int64_t *bounds = partition->row_bounds;
   int64_t first_bad = INT64_MAX;
-#pragma omp parallel for schedule(dynamic, 1) reduction(min : first_bad) if (chunks > 1)
+#pragma omp parallel for schedule(dynamic, 1) reduction(min : first_bad) \
+    if (chunks > 1 && gp_host_parallel((size_t)A->rows + (size_t)A->nnz))
   for (size_t c = 0; c < chunks; c++) {
     int64_t bad = rows(&p, bounds[c], bounds[c + 1]);
     if (bad < first_bad) first_bad = bad;

@@ -12,12 +12,12 @@ endforeach()
 # matrices (test_spmv_args.c), on the host backend and on the CUDA backend;
 # the CUDA suite adds test_spmv_cuda.c's checks where the CUDA backend is built.
 set(GP_SPMV_TEST_SOURCES test_spmv.c test_spmv_args.c spmv_ref.c mm_ref.c)
-gpuprim_add_test(test_spmv_host SOURCES ${GP_SPMV_TEST_SOURCES} LABELS host)
+gpuprim_add_test(test_spmv_host INTERNAL SOURCES ${GP_SPMV_TEST_SOURCES} LABELS host)
 target_link_libraries(test_spmv_host PRIVATE OpenMP::OpenMP_C) # thread counts
 if(GPUPRIM_CUDA)
-  gpuprim_add_test(test_spmv_cuda SOURCES ${GP_SPMV_TEST_SOURCES} test_spmv_cuda.c LABELS cuda)
+  gpuprim_add_test(test_spmv_cuda INTERNAL SOURCES ${GP_SPMV_TEST_SOURCES} test_spmv_cuda.c LABELS cuda)
   target_compile_definitions(test_spmv_cuda PRIVATE TU_CUDA=1 TU_SPMV_CUDA_ONLY=1)
 else()
-  gpuprim_add_test(test_spmv_cuda SOURCES ${GP_SPMV_TEST_SOURCES} LABELS cuda)
+  gpuprim_add_test(test_spmv_cuda INTERNAL SOURCES ${GP_SPMV_TEST_SOURCES} LABELS cuda)
   target_compile_definitions(test_spmv_cuda PRIVATE TU_CUDA=1)
 endif()
