@@ -13,4 +13,4 @@ if(GPUPRIM_CUDA)
 endif()
 
 # The CUDA backend's plans (segmented/segmented_plan.c): plain C, no GPU.
-gpuprim_add_test(test_segmented_plan SOURCES test_segmented_plan.c LABELS host)
+gpuprim_add_test(test_segmented_plan INTERNAL SOURCES test_segmented_plan.c LABELS host)
