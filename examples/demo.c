@@ -318,6 +318,7 @@ int demo(size_t n, gpu_backend backend) {
   failures += demo_compaction(n, backend, h_in, h_out, h_ref, d_in, d_out);
   failures += demo_sort(n, backend, h_in, h_out, h_ref, d_in, d_out);
   failures += demo_segmented(n, backend, h_in, h_out, h_ref, d_in, d_out);
+  failures += demo_linrec(n, backend, h_in, h_out, h_ref, d_in, d_out);
 
   CHECK(gpu_free(d_in));
   CHECK(gpu_free(d_out));

@@ -70,6 +70,7 @@ int demo(size_t n, gpu_backend backend);
  * elements each. Each returns its number of failed rows. */
 int demo_sort(size_t n, gpu_backend backend, void *h_in, void *h_out, void *h_ref, void *d_in, void *d_out);
 int demo_segmented(size_t n, gpu_backend backend, void *h_in, void *h_out, void *h_ref, void *d_in, void *d_out);
+int demo_linrec(size_t n, gpu_backend backend, void *h_in, void *h_out, void *h_ref, void *d_in, void *d_out);
 int demo_spmv(size_t n, gpu_backend backend);
 
 /* Seconds per product y = A x over reps calls (after one warm-up call), by

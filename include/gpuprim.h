@@ -203,6 +203,51 @@ GPUPRIM_API gpu_status gpu_spmv_plan_run(gpu_spmv_plan *plan, const void *x, voi
                                          double beta);
 GPUPRIM_API void gpu_spmv_plan_destroy(gpu_spmv_plan *plan);
 
+/* ------------------------------------------------------- linear recurrences */
+
+/* Batch layout flag of gpu_linrec_batch; GPU_REVERSE as for gpu_scan. */
+enum { GPU_TIME_MAJOR = 1u << 2 };
+
+/*
+ * First-order linear recurrences, the scan of pairs (a, b) under
+ * (a1, b1) then (a2, b2) = (a1 * a2, a2 * b1 + b2), which does not commute.
+ * GPU_F32 and GPU_F64 only (other types: GPU_ERR_UNSUPPORTED). Results are
+ * bitwise identical run to run on the same device; docs/linrec.md states
+ * the error bound against exact arithmetic.
+ *
+ * gpu_linrec: h[t] = a[t] * h[t-1] + b[t] for t = 0 .. n-1, with h[-1] = *h0
+ * (h0 is a host pointer to one element; NULL means 0). With GPU_REVERSE:
+ * h[t] = a[t] * h[t+1] + b[t], with h[n] = *h0. h may equal b (in place);
+ * any other overlap is refused. n may exceed 2^32; n == 0 does nothing.
+ * Example: a = [0.5, 0.9, 0.1, 1.0], b = [1, 2, 3, 4], h0 = NULL give
+ * h = [1.0, 2.9, 3.29, 7.29].
+ */
+gpu_status gpu_linrec(const void *a, const void *b, void *h, size_t n, gpu_dtype t,
+                      const void *h0, unsigned flags);
+/* `count` independent sequences of `len` steps: element t of sequence s sits
+ * at s*len + t, or at t*count + s with GPU_TIME_MAJOR. h0 is NULL (all 0) or
+ * `count` initial states in the backend's memory. */
+gpu_status gpu_linrec_batch(const void *a, const void *b, void *h, size_t len, size_t count,
+                            gpu_dtype t, const void *h0, unsigned flags);
+/* Beyond the contract: sequences given by nseg + 1 offsets (as
+ * gpu_segscan_offsets: offsets[0] = 0, never decreasing, offsets[nseg] = n,
+ * empty segments allowed), in the backend's memory; sequence s is
+ * [offsets[s], offsets[s+1]). h0 is NULL (all 0) or nseg initial states in
+ * the backend's memory. */
+gpu_status gpu_linrec_offsets(const void *a, const void *b, void *h, const int64_t *offsets,
+                              size_t nseg, gpu_dtype t, const void *h0, unsigned flags);
+/*
+ * The backward pass of gpu_linrec: given the forward pass's a, its output h,
+ * its h0 (host pointer, NULL = 0) and flags, and dh = dL/dh, writes
+ * db = g and da[t] = g[t] * h[t-1] (h[-1] = *h0), where g is the reverse
+ * recurrence g[t] = dh[t] + a[t+1] * g[t+1], g[n-1] = dh[n-1]. Under
+ * GPU_REVERSE everything is mirrored: g[t] = dh[t] + a[t-1] * g[t-1] and
+ * da[t] = g[t] * h[t+1] (h[n] = *h0). db may equal dh; any other overlap is
+ * refused.
+ */
+gpu_status gpu_linrec_backward(const void *a, const void *h, const void *dh, void *da,
+                               void *db, size_t n, gpu_dtype t, const void *h0, unsigned flags);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,191 @@
+// gpuprim's linear recurrences (f32) side by side, in one binary, on the
+// same buffers (a, b in [-1, 1), h0 = 0):
+//   seq/<n>              one sequence: gpu_linrec vs cub::DeviceScan with the
+//                        pair operator on interleaved float2 (interleaving
+//                        not timed; CUB moves 16n bytes, gpuprim 12n)
+//   tm/<C>x<T>, sm/<C>x<T>  C channels of T steps, time-major [T][C] or
+//                        sequence-major [C][T]: gpu_linrec_batch (the plan's
+//                        path), each path forced (channels; sequence-major:
+//                        look-back over start flags), and a plain loop
+//                        kernel (a thread per channel, one load in flight)
+// Every row also times a kernel that reads a and b and writes h (copy):
+// copy/x = copy time / x's time (1.00 = the speed of moving the bytes).
+// gpuprim's result is checked first against CUB's (seq) or the plain loop's
+// (batches): a difference above 1e-3 marks the row FAILED and exits 1.
+//
+// --quick (or GPUPRIM_BENCH_QUICK=1): a small subset, for a smoke run.
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "cub_linrec_shim.h"
+#include "cub_shim.h"
+#include "gpuprim.h"
+
+namespace {
+
+struct data {
+  size_t len, count;
+  bool time_major;
+  float *a, *b, *h;
+  void *pairs, *pairs_out;
+  int path;
+};
+
+struct row {
+  std::string name;
+  std::vector<std::string> who;
+  std::vector<double> us;
+  std::string error;
+};
+std::vector<row> rows;
+
+void timed_plan(void *p) {
+  data *d = static_cast<data *>(p);
+  linrec_gpuprim_path(0, d->a, d->b, d->h, d->len, d->count, d->time_major);
+}
+void timed_channels(void *p) {
+  data *d = static_cast<data *>(p);
+  linrec_gpuprim_path(3, d->a, d->b, d->h, d->len, d->count, d->time_major);
+}
+void timed_segments(void *p) {
+  data *d = static_cast<data *>(p);
+  linrec_gpuprim_path(2, d->a, d->b, d->h, d->len, d->count, d->time_major);
+}
+void timed_cub(void *p) {
+  data *d = static_cast<data *>(p);
+  linrec_cub_pair_scan(d->pairs, d->pairs_out, d->len * d->count);
+}
+void timed_loop(void *p) {
+  data *d = static_cast<data *>(p);
+  linrec_plain_loop(d->a, d->b, d->h, d->len, d->count, d->time_major);
+}
+void timed_copy(void *p) {
+  data *d = static_cast<data *>(p);
+  linrec_copy_floor(d->a, d->b, d->h, d->len * d->count);
+}
+
+int reps_for(size_t bytes) { return bytes >= (size_t(1) << 31) ? 10 : bytes >= (size_t(1) << 26) ? 30 : 100; }
+
+// Checks gpuprim (the plan's path, then each forced one) against CUB or the loop; "" when all agree.
+std::string check(data &d) {
+  const size_t n = d.len * d.count;
+  float *want = static_cast<float *>(bench_buffer(5, n * 4));
+  if (d.count == 1) {
+    linrec_interleave(d.a, d.b, d.pairs, n);
+    if (linrec_cub_pair_scan(d.pairs, d.pairs_out, n) != 0) return "CUB failed";
+  } else {
+    linrec_plain_loop(d.a, d.b, want, d.len, d.count, d.time_major);
+  }
+  for (int path = 0; path <= 3; path++) {
+    if (d.count == 1 ? path == 2 || path == 3 : path == 1 || (path == 2 && d.time_major)) continue;
+    bench_poison(d.h, n * 4);
+    const int s = linrec_gpuprim_path(path, d.a, d.b, d.h, d.len, d.count, d.time_major);
+    if (s != GPU_OK) return "path " + std::to_string(path) + ": " + gpu_last_error();
+    const float diff = d.count == 1 ? linrec_max_difference(d.h, d.pairs_out, n)
+                                    : linrec_max_difference_plain(d.h, want, n);
+    if (!(diff <= 1e-3f)) return "path " + std::to_string(path) + ": differs by " + std::to_string(diff);
+  }
+  return "";
+}
+
+void linrec_benchmark(benchmark::State &state, std::string name, size_t len, size_t count, bool time_major) {
+  const size_t n = len * count;
+  data d{len, count, time_major, static_cast<float *>(bench_buffer(0, n * 4)),
+         static_cast<float *>(bench_buffer(1, n * 4)), static_cast<float *>(bench_buffer(2, n * 4)), nullptr,
+         nullptr, 0};
+  if (count == 1) {
+    d.pairs = bench_buffer(3, n * 8);
+    d.pairs_out = bench_buffer(4, n * 8);
+  }
+  bench_fill_random(d.a, n, GPU_F32, 1);
+  bench_fill_random(d.b, n, GPU_F32, 2);
+  rows.push_back({name, {}, {}, check(d)});
+  row &r = rows.back();
+  if (!r.error.empty()) {
+    std::fprintf(stderr, "bench_linrec: %s: %s\n", name.c_str(), r.error.c_str());
+    state.SkipWithError(r.error.c_str());
+    return;
+  }
+  std::vector<bench_fn> fns{timed_plan};
+  r.who = {"gpuprim"};
+  if (count == 1) {
+    fns.push_back(timed_cub);
+    r.who.push_back("cub");
+  } else {
+    fns.push_back(timed_channels);
+    r.who.push_back("channels");
+    if (!time_major) {
+      fns.push_back(timed_segments);
+      r.who.push_back("lookback");
+    }
+    fns.push_back(timed_loop);
+    r.who.push_back("loop");
+  }
+  fns.push_back(timed_copy);
+  r.who.push_back("copy");
+  std::vector<void *> args(fns.size(), &d);
+  r.us.assign(fns.size(), 0);
+  for (auto _ : state) {
+    bench_medians_us(int(fns.size()), fns.data(), args.data(), 3, reps_for(n * 12), r.us.data());
+    state.SetIterationTime(r.us[0] * 1e-6);
+  }
+  const double copy = r.us.back();
+  for (size_t i = 0; i + 1 < fns.size(); i++) {
+    state.counters[r.who[i] + "_us"] = r.us[i];
+    state.counters["copy/" + r.who[i]] = copy / r.us[i];
+  }
+}
+
+int print_summary() {
+  int failures = 0;
+  std::printf("\nsummary: x_us = median time; copy/x = time of reading a, b and writing h / x's time "
+              "(1.00 = copy speed); cub/gp, loop/gp = their time / gpuprim's (> 1: gpuprim faster)\n");
+  for (const row &r : rows) {
+    if (!r.error.empty()) {
+      failures++;
+      std::printf("%-22s FAILED: %s\n", r.name.c_str(), r.error.c_str());
+      continue;
+    }
+    std::printf("%-22s", r.name.c_str());
+    const double copy = r.us.back();
+    for (size_t i = 0; i + 1 < r.us.size(); i++)
+      std::printf("  %s %9.1f us (copy/x %.2f)", r.who[i].c_str(), r.us[i], copy / r.us[i]);
+    std::printf("  copy %9.1f us  %s/gp %.2f\n", copy, r.who[1].c_str(), r.us[1] / r.us[0]);
+  }
+  if (failures) std::printf("%d FAILED (see above)\n", failures);
+  return failures;
+}
+
+void add(const std::string &name, size_t len, size_t count, bool time_major) {
+  benchmark::RegisterBenchmark(name.c_str(), linrec_benchmark, name, len, count, time_major)
+      ->UseManualTime()
+      ->Iterations(1)
+      ->Unit(benchmark::kMicrosecond);
+}
+
+void register_all(bool quick) {
+  for (int e = 16; e <= 30; e += 2)
+    if (!quick || e == 20 || e == 24) add("seq/2^" + std::to_string(e), size_t(1) << e, 1, false);
+  static const size_t shapes[][2] = {{4096, 256}, {4096, 4096}, {1024, 16384}, {256, 65536}, {64, 1 << 20}};
+  for (const auto &s : shapes)
+    for (int tm = 1; tm >= 0; tm--) {
+      if (quick && s[0] != 4096) continue;
+      add(std::string(tm ? "tm/" : "sm/") + std::to_string(s[0]) + "x" + std::to_string(s[1]), s[1], s[0], tm);
+    }
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  if (bench_require_cuda("bench_linrec") != 0) return 1;
+  register_all(bench_quick_mode(&argc, argv) != 0);
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return print_summary() ? 1 : 0;
+}

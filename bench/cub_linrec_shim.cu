@@ -1,0 +1,114 @@
+/* The CUB pair scan, the plain loop and the copy floor of bench_linrec,
+ * and gpuprim's paths forced (cub_linrec_shim.h). */
+#include <cub/device/device_scan.cuh>
+
+#include "cub_linrec_shim.h"
+#include "linrec/linrec_launch.cuh"
+
+namespace {
+
+struct pair_then {
+  __device__ float2 operator()(float2 x, float2 y) const {
+    return make_float2(__fmul_rn(x.x, y.x), __fadd_rn(__fmul_rn(y.x, x.y), y.y));
+  }
+};
+
+__global__ void interleave(const float *a, const float *b, float2 *p, size_t n) {
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+    p[i] = make_float2(a[i], b[i]);
+}
+
+__global__ void plain_loop(const float *a, const float *b, float *h, size_t len, size_t count, int time_major) {
+  const size_t c = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (c >= count) return;
+  float state = 0;
+  for (size_t t = 0; t < len; t++) {
+    const size_t p = time_major ? t * count + c : c * len + t;
+    state = __fadd_rn(__fmul_rn(a[p], state), b[p]);
+    h[p] = state;
+  }
+}
+
+__global__ void copy_floor(const float4 *a, const float4 *b, float4 *h, size_t n4) {
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n4; i += size_t(gridDim.x) * blockDim.x) {
+    const float4 x = __ldcs(a + i), y = __ldcs(b + i);
+    h[i] = make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);
+  }
+}
+
+__global__ void max_difference(const float *h, const float2 *p, const float *y, size_t n, unsigned *out) {
+  float m = 0;
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+    const float d = fabsf(h[i] - (p ? p[i].y : y[i]));
+    m = d != d ? INFINITY : fmaxf(m, d);
+  }
+  atomicMax(out, __float_as_uint(m));
+}
+
+unsigned grid_for(size_t n) { return unsigned(std::min<size_t>((n + 255) / 256, 132 * 16)); }
+
+float max_diff(const float *h, const float2 *p, const float *y, size_t n) {
+  unsigned *d = nullptr, r = 0;
+  cudaMalloc(&d, 4);
+  cudaMemset(d, 0, 4);
+  max_difference<<<grid_for(n), 256>>>(h, p, y, n, d);
+  cudaMemcpy(&r, d, 4, cudaMemcpyDeviceToHost);
+  cudaFree(d);
+  float f;
+  memcpy(&f, &r, 4);
+  return f;
+}
+
+}  // namespace
+
+extern "C" void linrec_interleave(const float *a, const float *b, void *pairs, size_t n) {
+  interleave<<<grid_for(n), 256>>>(a, b, static_cast<float2 *>(pairs), n);
+  cudaDeviceSynchronize();
+}
+
+extern "C" int linrec_cub_pair_scan(const void *pairs, void *out, size_t n) {
+  static void *temp = nullptr;
+  static size_t temp_bytes = 0;
+  size_t need = 0;
+  const float2 *in = static_cast<const float2 *>(pairs);
+  float2 *o = static_cast<float2 *>(out);
+  if (cub::DeviceScan::InclusiveScan(nullptr, need, in, o, pair_then{}, n) != cudaSuccess) return 1;
+  if (need > temp_bytes) {
+    cudaFree(temp);
+    if (cudaMalloc(&temp, need) != cudaSuccess) return 1;
+    temp_bytes = need;
+  }
+  return cub::DeviceScan::InclusiveScan(temp, need, in, o, pair_then{}, n) != cudaSuccess;
+}
+
+extern "C" void linrec_plain_loop(const float *a, const float *b, float *h, size_t len, size_t count, int time_major) {
+  plain_loop<<<unsigned((count + 255) / 256), 256>>>(a, b, h, len, count, time_major);
+}
+
+extern "C" void linrec_copy_floor(const float *a, const float *b, float *h, size_t n) {
+  copy_floor<<<grid_for(n / 4), 256>>>(reinterpret_cast<const float4 *>(a), reinterpret_cast<const float4 *>(b),
+                                        reinterpret_cast<float4 *>(h), n / 4);
+}
+
+extern "C" float linrec_max_difference(const float *h, const void *pairs, size_t n) {
+  return max_diff(h, static_cast<const float2 *>(pairs), nullptr, n);
+}
+
+extern "C" float linrec_max_difference_plain(const float *x, const float *y, size_t n) {
+  return max_diff(x, nullptr, y, n);
+}
+
+extern "C" int linrec_gpuprim_path(int path, const float *a, const float *b, float *h, size_t len, size_t count,
+                                   int time_major) {
+  gp_linrec_shape s{};
+  s.t = GPU_F32;
+  s.n = len * count;
+  s.len = len;
+  s.count = count;
+  s.layout = count == 1 && path != 3 ? GP_LINREC_SINGLE : time_major ? GP_LINREC_TIME_MAJOR : GP_LINREC_SEQ_MAJOR;
+  gp::linrec_plan plan = gp::plan_linrec(s);
+  if (path == 1) plan = gp::linrec_plan{gp::linrec_path::lookback, 0, 0};
+  if (path == 2) plan = gp::linrec_plan{gp::linrec_path::lookback_segments, 0, 0};
+  if (path == 3) plan = gp::channel_plan(len, count);
+  return int(gp::linrec_run<float>(plan, a, b, h, s, static_cast<cudaStream_t>(gp_stream())));
+}

@@ -1,0 +1,42 @@
+/*
+ * What bench_linrec compares gpuprim's linear recurrences with (f32, device
+ * pointers, default stream): CUB's DeviceScan with the pair operator on
+ * interleaved (a, b), a plain per-channel loop kernel, and a kernel that
+ * reads a and b and writes h (the bytes any recurrence must move); plus
+ * gpuprim's forward pass along a forced path (bench-only: the library's
+ * plan picks one by itself).
+ */
+#ifndef GP_BENCH_CUB_LINREC_SHIM_H
+#define GP_BENCH_CUB_LINREC_SHIM_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* pairs[i] = (a[i], b[i]) as float2 (not timed: the layout CUB needs). */
+void linrec_interleave(const float *a, const float *b, void *pairs, size_t n);
+/* cub::DeviceScan::InclusiveScan of n float2 pairs with (a1 a2, a2 b1 + b2);
+ * the b of out[i] is h[i]. Temporary storage kept between calls. 0 on success. */
+int linrec_cub_pair_scan(const void *pairs, void *out, size_t n);
+/* h = a h + b, a thread per channel walking time, one load in flight:
+ * time_major [T][C] or sequence-major [C][T]. */
+void linrec_plain_loop(const float *a, const float *b, float *h, size_t len, size_t count, int time_major);
+/* h[i] = a[i] + b[i], 16-byte vectors, n a multiple of 4. */
+void linrec_copy_floor(const float *a, const float *b, float *h, size_t n);
+/* Largest |h[i] - b of pairs[i]| over n (waits). */
+float linrec_max_difference(const float *h, const void *pairs, size_t n);
+/* Largest |x[i] - y[i]| over n (waits). */
+float linrec_max_difference_plain(const float *x, const float *y, size_t n);
+
+/* gpuprim's forward pass over len x count (count 1: one sequence) along a
+ * path: 0 the plan's, 1 look-back (one sequence), 2 look-back over start
+ * flags (sequence-major), 3 channels. Returns a gpu_status. */
+int linrec_gpuprim_path(int path, const float *a, const float *b, float *h, size_t len, size_t count, int time_major);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,118 @@
+/*
+ * The channel path: many independent sequences ("channels"), each walked
+ * step by step by one thread, the way a linear RNN's time loop runs, with
+ * adjacent threads on adjacent channels so that each step's loads of a warp
+ * are coalesced in a time-major [T][C] layout. Each thread issues UNROLL
+ * steps' loads before it computes them (several loads in flight: a loop
+ * with one load in flight is latency-bound).
+ *
+ * Where there are too few channels to fill the GPU, time is cut into
+ * `chunks` chunks of `chunk_steps` steps, a thread per (channel, chunk):
+ *   1. channels_fold:  each (channel, chunk) but the last folds its steps
+ *                      into one pair (A, B), in order
+ *   2. channels_carry: a thread per channel: each chunk's incoming state,
+ *                      carry[k + 1] = A[k] carry[k] + B[k], carry[0] = h0
+ *   3. channels_run:   each (channel, chunk) runs h = a h + b from its
+ *                      incoming state and stores h
+ * With one chunk only step 3 runs, from h0. The chunking depends on the
+ * shape only (linrec_plan), so results are the same bits on every run.
+ *
+ * Element (c, t) of the layout sits at c * channel_stride + t * step_stride:
+ * time-major (1, count) or sequence-major (len, 1).
+ */
+#pragma once
+
+#include "linrec_pair.cuh"
+
+namespace gp {
+
+template <typename T> struct channel_layout {
+  const T *a, *b;
+  uint64_t len, count;
+  uint64_t channel_stride, step_stride;
+  uint64_t chunk_steps, chunks;
+  bool reverse;
+  /* Physical index of step i (scan order) of channel c. */
+  __device__ uint64_t at(uint64_t c, uint64_t i) const {
+    return c * channel_stride + (reverse ? len - 1 - i : i) * step_stride;
+  }
+};
+
+/* Walks steps [lo, hi) of channel c in scan order, UNROLL loads of a and b
+ * in flight before fn(i, a, b) runs on each step in order. */
+template <int UNROLL, typename T, typename Fn>
+__device__ __forceinline__ void walk_steps(const channel_layout<T> &l, uint64_t c, uint64_t lo, uint64_t hi, Fn fn) {
+  uint64_t i = lo;
+  for (; i + UNROLL <= hi; i += UNROLL) {
+    T av[UNROLL], bv[UNROLL];
+#pragma unroll
+    for (int u = 0; u < UNROLL; u++) {
+      const uint64_t p = l.at(c, i + u);
+      av[u] = __ldcs(l.a + p);
+      bv[u] = __ldcs(l.b + p);
+    }
+#pragma unroll
+    for (int u = 0; u < UNROLL; u++) fn(i + u, av[u], bv[u]);
+  }
+  for (; i < hi; i++) {
+    const uint64_t p = l.at(c, i);
+    fn(i, __ldcs(l.a + p), __ldcs(l.b + p));
+  }
+}
+
+/* This thread's (channel, chunk), adjacent threads on adjacent channels;
+ * false past the last. */
+template <typename T>
+__device__ __forceinline__ bool channel_item(const channel_layout<T> &l, uint64_t chunks, uint64_t *c, uint64_t *k) {
+  const uint64_t idx = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (idx >= l.count * chunks) return false;
+  *c = idx % l.count;
+  *k = idx / l.count;
+  return true;
+}
+
+/* Step 1: pair k * count + c folds chunk k of channel c (all chunks but the last). */
+template <int UNROLL, typename T>
+__global__ void channels_fold(channel_layout<T> l, T *pair_a, T *pair_b) {
+  uint64_t c, k;
+  if (!channel_item(l, l.chunks - 1, &c, &k)) return;
+  const uint64_t lo = k * l.chunk_steps;
+  T A = T(1), B = -T(0);
+  bool first = true;
+  walk_steps<UNROLL>(l, c, lo, lo + l.chunk_steps, [&](uint64_t, T a, T b) {
+    B = first ? b : lr_step(a, B, b);
+    A = first ? a : lr_mul(A, a);
+    first = false;
+  });
+  pair_a[k * l.count + c] = A;
+  pair_b[k * l.count + c] = B;
+}
+
+/* Step 2: carry[k * count + c], the state before chunk k of channel c. */
+template <typename T>
+__global__ void channels_carry(uint64_t count, uint64_t chunks, const T *pair_a, const T *pair_b, const T *h0, T *carry) {
+  const uint64_t c = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (c >= count) return;
+  T state = h0 ? h0[c] : T(0);
+  carry[c] = state;
+  for (uint64_t k = 0; k + 1 < chunks; k++) {
+    state = lr_step(pair_a[k * count + c], state, pair_b[k * count + c]);
+    carry[(k + 1) * count + c] = state;
+  }
+}
+
+/* Step 3: h along chunk k of channel c from its incoming state (carry, or
+ * h0 / 0 when there is one chunk: carry NULL). */
+template <int UNROLL, typename T>
+__global__ void channels_run(channel_layout<T> l, const T *carry, const T *h0, T *h) {
+  uint64_t c, k;
+  if (!channel_item(l, l.chunks, &c, &k)) return;
+  const uint64_t lo = k * l.chunk_steps, hi = lo + l.chunk_steps < l.len ? lo + l.chunk_steps : l.len;
+  T state = carry ? carry[k * l.count + c] : h0 ? h0[c] : T(0);
+  walk_steps<UNROLL>(l, c, lo, hi, [&](uint64_t i, T a, T b) {
+    state = lr_step(a, state, b);
+    h[l.at(c, i)] = state;
+  });
+}
+
+}  // namespace gp

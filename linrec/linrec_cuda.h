@@ -1,0 +1,26 @@
+/*
+ * The CUDA backend's linear recurrences, callable from C. linrec.c has
+ * checked everything, the offsets' values included (read back), before
+ * these are called; n > 0.
+ */
+#ifndef GP_LINREC_CUDA_H
+#define GP_LINREC_CUDA_H
+
+#include "core/core.h"
+#include "linrec_internal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* h == b allowed. Ordered on the thread's stream; bitwise identical run to run. */
+gpu_status gp_linrec_cuda(const void *a, const void *b, void *h, const gp_linrec_shape *shape);
+/* db == dh allowed; h0 a host pointer to one element or NULL. */
+gpu_status gp_linrec_backward_cuda(const void *a, const void *h, const void *dh, void *da, void *db,
+                                   size_t n, gpu_dtype t, const void *h0, bool reverse);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,183 @@
+/*
+ * Host-side launch code of the linear recurrences for one element type: the
+ * plan (which path, from the shape), the look-back launches (one sequence,
+ * contiguous sequences, the backward pass) and the channel path's launches.
+ * Included by linrec_cuda_<type>.cu, and by bench/ to force each path.
+ */
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "core/core.h"
+#include "device/linrec_channels.cuh"
+#include "device/linrec_tiles.cuh"
+#include "linrec_internal.h"
+#include "linrec_tuning.h"
+#include "scan/scan_launch.cuh"
+
+namespace gp {
+
+enum class linrec_path {
+  lookback,          /* one contiguous sequence, pairs (linrec_tiles, lr_op) */
+  lookback_segments, /* contiguous sequences, pairs with start flags (lr_seg_op) */
+  channels           /* a thread per (channel, chunk) (linrec_channels.cuh) */
+};
+
+struct linrec_plan {
+  linrec_path path;
+  uint64_t chunk_steps, chunks; /* channels only */
+};
+
+/* The channel path's chunks: enough (channel, chunk) threads to fill the
+ * GPU, chunks no shorter than LINREC_CHANNEL_MIN_CHUNK_STEPS. */
+inline linrec_plan channel_plan(uint64_t len, uint64_t count) {
+  uint64_t chunks = count >= LINREC_CHANNEL_TARGET_THREADS ? 1 : (LINREC_CHANNEL_TARGET_THREADS + count - 1) / count;
+  const uint64_t most = len / LINREC_CHANNEL_MIN_CHUNK_STEPS > 1 ? len / LINREC_CHANNEL_MIN_CHUNK_STEPS : 1;
+  if (chunks > most) chunks = most;
+  const uint64_t steps = (len + chunks - 1) / chunks;
+  return linrec_plan{linrec_path::channels, steps, (len + steps - 1) / steps};
+}
+
+/* Which path a shape runs (linrec_tuning.h's thresholds). */
+inline linrec_plan plan_linrec(const gp_linrec_shape &s) {
+  const linrec_plan lookback{linrec_path::lookback, 0, 0}, segments{linrec_path::lookback_segments, 0, 0};
+  switch (s.layout) {
+    case GP_LINREC_SINGLE: return lookback;
+    case GP_LINREC_OFFSETS: return segments;
+    case GP_LINREC_TIME_MAJOR: return s.count == 1 ? lookback : channel_plan(s.len, s.count);
+    case GP_LINREC_SEQ_MAJOR:
+      if (s.count == 1) return lookback;
+      if (s.len <= LINREC_SEQ_MAJOR_CHANNEL_MAX_LEN && s.count >= LINREC_SEQ_MAJOR_CHANNEL_MIN_COUNT)
+        return channel_plan(s.len, s.count);
+      return segments;
+  }
+  return lookback;
+}
+
+/* One look-back launch: a tile per block over n elements. */
+template <typename T, bool REVERSE, typename Op, typename Source, typename Sink>
+gpu_status launch_tiles(const char *fn, const Source &src, const Sink &sink, uint64_t n, cudaStream_t stream) {
+  using Shape = typename linrec_tuning<sizeof(T)>::tiles;
+  using P = typename Source::pair;
+  const uint64_t tiles = (n + Shape::tile_items - 1) / Shape::tile_items;
+  if (tiles > 0x7fffffffu) return gp_fail(GPU_ERR_UNSUPPORTED, "%s: n = %llu is too large", fn, (unsigned long long)n);
+  lookback_args lb;
+  gp_tilestate ts{};
+  gpu_status s = prepare_lookback<P>(fn, tiles, 0, tiles > 1 ? tiles : 0, &lb, &ts, nullptr);
+  if (s != GPU_OK) return s;
+  linrec_tiles<Op, Shape, REVERSE><<<unsigned(tiles), Shape::threads, 0, stream>>>(src, sink, n, lb);
+  s = check_launch(fn, "linrec_tiles");
+  const gpu_status r = gp_tilestate_release(fn, &ts);
+  return s != GPU_OK ? s : r;
+}
+
+template <typename T, typename Op, typename Source, typename Sink>
+gpu_status launch_tiles_dir(const char *fn, bool reverse, const Source &src, const Sink &sink, uint64_t n,
+                            cudaStream_t stream) {
+  return reverse ? launch_tiles<T, true, Op>(fn, src, sink, n, stream)
+                 : launch_tiles<T, false, Op>(fn, src, sink, n, stream);
+}
+
+/* The channel path over a batch in either layout. */
+template <typename T>
+gpu_status run_channels(const char *fn, const linrec_plan &plan, const T *a, const T *b, T *h, const T *h0,
+                        const gp_linrec_shape &s, cudaStream_t stream) {
+  const bool time_major = s.layout == GP_LINREC_TIME_MAJOR;
+  const channel_layout<T> l{a, b, s.len, s.count, time_major ? 1 : s.len, time_major ? s.count : 1,
+                            plan.chunk_steps, plan.chunks, s.reverse};
+  constexpr int NT = LINREC_CHANNEL_THREADS, UNROLL = LINREC_CHANNEL_UNROLL;
+  const uint64_t blocks = (s.count * plan.chunks + NT - 1) / NT;
+  if (blocks > 0x7fffffffu) return gp_fail(GPU_ERR_UNSUPPORTED, "%s: %llu channels are too many", fn,
+                                           (unsigned long long)s.count);
+  if (plan.chunks == 1) {
+    channels_run<UNROLL><<<unsigned(blocks), NT, 0, stream>>>(l, static_cast<const T *>(nullptr), h0, h);
+    return check_launch(fn, "channels_run");
+  }
+  const size_t per = size_t(s.count) * plan.chunks;
+  T *scratch = nullptr;
+  gpu_status st = gp_pool_alloc(fn, reinterpret_cast<void **>(&scratch), 3 * per * sizeof(T));
+  if (st != GPU_OK) return st;
+  T *pair_a = scratch, *pair_b = scratch + per, *carry = scratch + 2 * per;
+  const uint64_t fold_blocks = (s.count * (plan.chunks - 1) + NT - 1) / NT;
+  channels_fold<UNROLL><<<unsigned(fold_blocks), NT, 0, stream>>>(l, pair_a, pair_b);
+  st = check_launch(fn, "channels_fold");
+  if (st == GPU_OK) {
+    channels_carry<<<unsigned((s.count + NT - 1) / NT), NT, 0, stream>>>(s.count, plan.chunks, pair_a, pair_b, h0,
+                                                                          carry);
+    st = check_launch(fn, "channels_carry");
+  }
+  if (st == GPU_OK) {
+    channels_run<UNROLL><<<unsigned(blocks), NT, 0, stream>>>(l, static_cast<const T *>(carry), h0, h);
+    st = check_launch(fn, "channels_run");
+  }
+  const gpu_status f = gp_pool_free(fn, scratch);
+  return st != GPU_OK ? st : f;
+}
+
+/* The forward pass along a given plan (the library's from plan_linrec;
+ * bench/ forces others). A plan the shape cannot take is UNSUPPORTED. */
+template <typename T>
+gpu_status linrec_run(const linrec_plan &plan, const T *a, const T *b, T *h, const gp_linrec_shape &s,
+                      cudaStream_t stream) {
+  static const char fn[] = "gpu_linrec";
+  const bool vector_ok = aligned16(a) && aligned16(b) && aligned16(h);
+  const T *h0_dev = s.layout == GP_LINREC_SINGLE ? nullptr : static_cast<const T *>(s.h0);
+  const bool one_sequence = s.layout == GP_LINREC_SINGLE || (s.layout != GP_LINREC_OFFSETS && s.count == 1);
+  const store_h<T> sink{h, vector_ok};
+  switch (plan.path) {
+    case linrec_path::lookback: {
+      if (!one_sequence) break;
+      T h0_value = T(0);
+      if (s.layout == GP_LINREC_SINGLE && s.h0) h0_value = *static_cast<const T *>(s.h0);
+      const single_source<T> src{a, b, initial_state<T>{h0_dev, h0_value}, s.n, vector_ok};
+      return launch_tiles_dir<T, lr_op<T>>(fn, s.reverse, src, sink, s.n, stream);
+    }
+    case linrec_path::lookback_segments:
+      if (s.layout == GP_LINREC_OFFSETS) {
+        const segments_source<T, offset_segments> src{a, b, h0_dev, offset_segments{s.offsets, s.count}, vector_ok};
+        return launch_tiles_dir<T, lr_seg_op<T>>(fn, s.reverse, src, sink, s.n, stream);
+      }
+      if (s.layout != GP_LINREC_SEQ_MAJOR) break;
+      {
+        const segments_source<T, batch_segments> src{a, b, h0_dev, batch_segments{s.len}, vector_ok};
+        return launch_tiles_dir<T, lr_seg_op<T>>(fn, s.reverse, src, sink, s.n, stream);
+      }
+    case linrec_path::channels:
+      if (s.layout != GP_LINREC_TIME_MAJOR && s.layout != GP_LINREC_SEQ_MAJOR) break;
+      return run_channels<T>(fn, plan, a, b, h, h0_dev, s, stream);
+  }
+  return gp_fail(GPU_ERR_UNSUPPORTED, "%s: this path does not take this shape", fn);
+}
+
+/* The backward pass: a look-back scan opposite to the forward's. */
+template <typename T>
+gpu_status linrec_backward(const T *a, const T *h, const T *dh, T *da, T *db, uint64_t n, const T *h0, bool reverse,
+                           cudaStream_t stream) {
+  static const char fn[] = "gpu_linrec_backward";
+  const bool vector_ok = aligned16(a) && aligned16(h) && aligned16(dh) && aligned16(da) && aligned16(db);
+  const shifted_source<T> src{a, dh, n, vector_ok};
+  const T h0_value = h0 ? *h0 : T(0);
+  if (reverse) {
+    const store_gradients<T, true> sink{da, db, h, h0_value, n, vector_ok};
+    return launch_tiles<T, false, lr_op<T>>(fn, src, sink, n, stream);
+  }
+  const store_gradients<T, false> sink{da, db, h, h0_value, n, vector_ok};
+  return launch_tiles<T, true, lr_op<T>>(fn, src, sink, n, stream);
+}
+
+}  // namespace gp
+
+/* One element type's entry points, named gp_linrec_cuda_<suffix> and
+ * gp_linrec_backward_cuda_<suffix>. */
+#define GP_DEFINE_LINREC_CUDA_TYPE(T, SUFFIX)                                                                    \
+  extern "C" gpu_status gp_linrec_cuda_##SUFFIX(const void *a, const void *b, void *h,                         \
+                                                const gp_linrec_shape *shape) {                                \
+    return gp::linrec_run<T>(gp::plan_linrec(*shape), static_cast<const T *>(a), static_cast<const T *>(b),   \
+                             static_cast<T *>(h), *shape, static_cast<cudaStream_t>(gp_stream()));            \
+  }                                                                                                            \
+  extern "C" gpu_status gp_linrec_backward_cuda_##SUFFIX(const void *a, const void *h, const void *dh, void *da, \
+                                                         void *db, size_t n, const void *h0, bool reverse) {   \
+    return gp::linrec_backward<T>(static_cast<const T *>(a), static_cast<const T *>(h), static_cast<const T *>(dh), \
+                                  static_cast<T *>(da), static_cast<T *>(db), n, static_cast<const T *>(h0),   \
+                                  reverse, static_cast<cudaStream_t>(gp_stream()));                            \
+  }

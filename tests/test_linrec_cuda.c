@@ -1,0 +1,151 @@
+/*
+ * CUDA-only linear recurrence checks: n above 2^32 (f32, a pattern that
+ * repeats with a period prime to every tile size, checked at sampled
+ * positions against the loop in long double started far enough back), and
+ * the CUDA backend's results against the host backend's on fresh random
+ * inputs, every path of the plan.
+ */
+#include <cuda_runtime_api.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "linrec_reference.h"
+#include "test_linrec.h"
+#include "test_util.h"
+
+#define CUDA_OK(call) ck_assert_msg((call) == cudaSuccess, "%s failed", #call)
+
+enum { PERIOD = 1000003, WARMUP = 400 };
+static const size_t CHUNK = (size_t)1 << 26;
+
+static bool enough_memory(const char *test, size_t bytes) {
+  size_t free_b = 0, total_b = 0;
+  CUDA_OK(cudaMemGetInfo(&free_b, &total_b));
+  if (free_b >= bytes + ((size_t)1 << 30)) return true;
+  printf("%s: SKIPPED: needs %zu bytes of device memory, %zu free\n", test, bytes, free_b);
+  return false;
+}
+
+/* Fills n elements of backend memory with table[i % PERIOD]. */
+static void fill_periodic(float *dst, size_t n, const float *table, float *buf) {
+  for (size_t lo = 0; lo < n; lo += CHUNK) {
+    const size_t m = n - lo < CHUNK ? n - lo : CHUNK;
+    size_t j = lo % PERIOD;
+    for (size_t i = 0; i < m; i++) {
+      buf[i] = table[j];
+      if (++j == PERIOD) j = 0;
+    }
+    tu_upload(dst + lo, buf, m * 4);
+  }
+}
+
+/* h at t, from the loop in long double over the WARMUP steps before it
+ * (|a| <= 0.9: what lies further back weighs below 0.9^400); *bound gets
+ * docs/linrec.md's bound for the steps walked. */
+static long double periodic_h(const float *ta, const float *tb, size_t n, size_t t, bool reverse, long double h0,
+                              long double *bound) {
+  const size_t steps = reverse ? n - t : t + 1;
+  const size_t walk = steps < WARMUP ? steps : WARMUP;
+  long double h = walk == steps ? h0 : 0, s = fabsl(h), w = fabsl(h);
+  for (size_t k = walk; k-- > 0;) {
+    const size_t p = reverse ? t + k : t - k;
+    const long double a = ta[p % PERIOD], b = tb[p % PERIOD];
+    h = a * h + b;
+    w = fabsl(a) * (w + s) + fabsl(b);
+    s = fabsl(a) * s + fabsl(b);
+  }
+  *bound = 4 * (FLT_EPSILON / 2) * w + 1e-12L;
+  return h;
+}
+
+START_TEST(linrec_n_above_2_to_32) {
+  if (tu_quick()) return;
+  const size_t n = ((size_t)1 << 32) + 4099;
+  if (!enough_memory("linrec_n_above_2_to_32", 3 * n * 4)) return;
+  float *ta = tu_xmalloc(PERIOD * 4), *tb = tu_xmalloc(PERIOD * 4), *buf = tu_xmalloc(CHUNK * 4);
+  lr_fill_uniform(ta, PERIOD, GPU_F32, -0.9, 0.9);
+  lr_fill_uniform(tb, PERIOD, GPU_F32, -1, 1);
+  float *a = tu_alloc(n * 4), *b = tu_alloc(n * 4), *h = tu_alloc(n * 4);
+  fill_periodic(a, n, ta, buf);
+  fill_periodic(b, n, tb, buf);
+  const size_t edge = (size_t)1 << 32;
+  size_t samples[3000], count = 0;
+  for (size_t i = 0; i < 500; i++) {
+    samples[count++] = i;
+    samples[count++] = n - 1 - i;
+    samples[count++] = edge - 250 + i;
+    samples[count++] = edge + 4096 * (i + 1) - 1;
+  }
+  for (size_t i = 0; i < 1000; i++) samples[count++] = tu_below(n);
+  for (unsigned flags = 0; flags <= GPU_REVERSE; flags += GPU_REVERSE) {
+    const float h0 = 0.5f;
+    CUDA_OK(cudaMemset(h, 0xA5, n * 4));
+    ck_assert_msg(gpu_linrec(a, b, h, n, GPU_F32, &h0, flags) == GPU_OK, "%s", gpu_last_error());
+    for (size_t i = 0; i < count; i++) {
+      float got;
+      tu_download(&got, h + samples[i], 4);
+      long double bound;
+      const long double want = periodic_h(ta, tb, n, samples[i], flags, h0, &bound);
+      ck_assert_msg(fabsl(got - want) <= bound, "flags %u: h[%zu] = %.9g, want %.9Lg (bound %.3Lg)", flags,
+                    samples[i], got, want, bound);
+    }
+  }
+  tu_free(a), tu_free(b), tu_free(h);
+  free(ta), free(tb), free(buf);
+}
+END_TEST
+
+/* The same case on the CUDA and on the host backend: both within the bound
+ * of the reference, and within twice the bound of each other. */
+static void cuda_against_host(const lr_case *c, const char *what) {
+  const size_t n = lr_case_n(c), w = gpu_dtype_size(c->t), nseq = c->form == LR_OFFSETS ? c->nseg : c->count;
+  void *ha = tu_xmalloc(n * w), *hb = tu_xmalloc(n * w), *hh0 = tu_xmalloc((nseq ? nseq : 1) * w);
+  lr_fill_uniform(ha, n, c->t, -1, 1);
+  lr_fill_uniform(hb, n, c->t, -1, 1);
+  lr_fill_uniform(hh0, nseq ? nseq : 1, c->t, -1, 1);
+  void *on_gpu = lr_run(c, ha, hb, c->with_h0 ? hh0 : NULL);
+  ck_assert(gpu_set_backend(GPU_BACKEND_HOST) == GPU_OK);
+  void *on_host = lr_run(c, ha, hb, c->with_h0 ? hh0 : NULL);
+  ck_assert(gpu_set_backend(GPU_BACKEND_CUDA) == GPU_OK);
+  long double *ref = tu_xmalloc(n * sizeof *ref), *bound = tu_xmalloc(n * sizeof *bound);
+  lr_case_reference(c, ha, hb, c->with_h0 ? hh0 : NULL, ref, bound);
+  lr_check(on_gpu, c->t, ref, bound, n, what);
+  lr_check(on_host, c->t, ref, bound, n, what);
+  for (size_t p = 0; p < n; p++) {
+    const long double g = tu_get_f(on_gpu, p, c->t), hst = tu_get_f(on_host, p, c->t);
+    ck_assert_msg(fabsl(g - hst) <= 2 * bound[p], "%s: index %zu: CUDA %.17Lg, host %.17Lg", what, p, g, hst);
+  }
+  free(ha), free(hb), free(hh0), free(on_gpu), free(on_host), free(ref), free(bound);
+}
+
+START_TEST(linrec_cuda_matches_host) {
+  static const size_t shapes[][2] = {{1000003, 1}, {256, 4096}, {4096, 256}, {3, 100000}, {16, 70001},
+                                     {100003, 7}, {20000, 64}};
+  for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+    for (int ti = 0; ti < 2; ti++)
+      for (unsigned flags = 0; flags <= (GPU_REVERSE | GPU_TIME_MAJOR); flags += GPU_REVERSE) {
+        const gpu_dtype t = ti ? GPU_F64 : GPU_F32;
+        const lr_case c = {LR_BATCH, t, shapes[i][0], shapes[i][1], NULL, 0, flags, (i + flags) % 2 == 1, false};
+        cuda_against_host(&c, "CUDA against host, batch");
+      }
+  const size_t nseg = 5000;
+  int64_t *offsets = tu_xmalloc((nseg + 1) * sizeof(int64_t));
+  offsets[0] = 0;
+  for (size_t s = 1; s <= nseg; s++) offsets[s] = offsets[s - 1] + (int64_t)(tu_below(4) ? tu_below(300) : 0);
+  for (unsigned flags = 0; flags <= GPU_REVERSE; flags += GPU_REVERSE) {
+    const lr_case c = {LR_OFFSETS, GPU_F32, 0, 0, offsets, nseg, flags, true, false};
+    cuda_against_host(&c, "CUDA against host, offsets");
+  }
+  free(offsets);
+}
+END_TEST
+
+void linrec_add_cuda_cases(Suite *s) {
+  TCase *cuda = tu_tcase("cuda");
+  tcase_add_test(cuda, linrec_cuda_matches_host);
+  tcase_add_test(cuda, linrec_n_above_2_to_32);
+  suite_add_tcase(s, cuda);
+}
