@@ -222,20 +222,20 @@ enum { GPU_TIME_MAJOR = 1u << 2 };
  * Example: a = [0.5, 0.9, 0.1, 1.0], b = [1, 2, 3, 4], h0 = NULL give
  * h = [1.0, 2.9, 3.29, 7.29].
  */
-gpu_status gpu_linrec(const void *a, const void *b, void *h, size_t n, gpu_dtype t,
-                      const void *h0, unsigned flags);
+GPUPRIM_API gpu_status gpu_linrec(const void *a, const void *b, void *h, size_t n, gpu_dtype t,
+                                  const void *h0, unsigned flags);
 /* `count` independent sequences of `len` steps: element t of sequence s sits
  * at s*len + t, or at t*count + s with GPU_TIME_MAJOR. h0 is NULL (all 0) or
  * `count` initial states in the backend's memory. */
-gpu_status gpu_linrec_batch(const void *a, const void *b, void *h, size_t len, size_t count,
-                            gpu_dtype t, const void *h0, unsigned flags);
+GPUPRIM_API gpu_status gpu_linrec_batch(const void *a, const void *b, void *h, size_t len, size_t count,
+                                        gpu_dtype t, const void *h0, unsigned flags);
 /* Beyond the contract: sequences given by nseg + 1 offsets (as
  * gpu_segscan_offsets: offsets[0] = 0, never decreasing, offsets[nseg] = n,
  * empty segments allowed), in the backend's memory; sequence s is
  * [offsets[s], offsets[s+1]). h0 is NULL (all 0) or nseg initial states in
  * the backend's memory. */
-gpu_status gpu_linrec_offsets(const void *a, const void *b, void *h, const int64_t *offsets,
-                              size_t nseg, gpu_dtype t, const void *h0, unsigned flags);
+GPUPRIM_API gpu_status gpu_linrec_offsets(const void *a, const void *b, void *h, const int64_t *offsets,
+                                          size_t nseg, gpu_dtype t, const void *h0, unsigned flags);
 /*
  * The backward pass of gpu_linrec: given the forward pass's a, its output h,
  * its h0 (host pointer, NULL = 0) and flags, and dh = dL/dh, writes
@@ -245,8 +245,8 @@ gpu_status gpu_linrec_offsets(const void *a, const void *b, void *h, const int64
  * da[t] = g[t] * h[t+1] (h[n] = *h0). db may equal dh; any other overlap is
  * refused.
  */
-gpu_status gpu_linrec_backward(const void *a, const void *h, const void *dh, void *da,
-                               void *db, size_t n, gpu_dtype t, const void *h0, unsigned flags);
+GPUPRIM_API gpu_status gpu_linrec_backward(const void *a, const void *h, const void *dh, void *da,
+                                           void *db, size_t n, gpu_dtype t, const void *h0, unsigned flags);
 
 #ifdef __cplusplus
 }
