@@ -61,6 +61,11 @@ static gpu_status copy(const char *fn, void *dst, const void *src, size_t bytes,
   if (bytes > 0 && (!dst || !src))
     return gp_fail(GPU_ERR_INVALID_ARGUMENT, "%s: %s is NULL with %zu bytes", fn,
                    !dst ? (upload ? "dst" : "host_dst") : (upload ? "host_src" : "src"), bytes);
+  /* No object holds more than PTRDIFF_MAX bytes, and neither range may wrap
+   * past the end of the address space: refused here, before any copy or CUDA
+   * call sees the count. */
+  if (bytes > PTRDIFF_MAX || (uintptr_t)dst > UINTPTR_MAX - bytes || (uintptr_t)src > UINTPTR_MAX - bytes)
+    return gp_fail(GPU_ERR_INVALID_ARGUMENT, "%s: bytes = %zu is more than any array holds", fn, bytes);
   gpu_backend b;
   gpu_status s = gp_backend(fn, &b);
   if (s != GPU_OK || bytes == 0) return s;
