@@ -1,4 +1,5 @@
 /* gpu_alloc/free/upload/download for both backends, and array argument checks. */
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -95,7 +96,24 @@ gpu_status gpu_download(void *host_dst, const void *src, size_t bytes) {
   return copy("gpu_download", host_dst, src, bytes, false);
 }
 
+enum { MAX_RELEASE_HOOKS = 8 };
+static void (*release_hooks[MAX_RELEASE_HOOKS])(void);
+static int n_release_hooks;
+static pthread_mutex_t release_hooks_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void gp_on_release_cached(void (*release)(void)) {
+  pthread_mutex_lock(&release_hooks_lock);
+  bool known = false;
+  for (int i = 0; i < n_release_hooks; i++) known |= release_hooks[i] == release;
+  if (!known && n_release_hooks < MAX_RELEASE_HOOKS) release_hooks[n_release_hooks++] = release;
+  pthread_mutex_unlock(&release_hooks_lock);
+}
+
 gpu_status gpu_release_cached_memory(void) {
+  pthread_mutex_lock(&release_hooks_lock);
+  int hooks = n_release_hooks;
+  pthread_mutex_unlock(&release_hooks_lock);
+  for (int i = 0; i < hooks; i++) release_hooks[i](); /* set once, never changed */
 #if GPUPRIM_HAVE_CUDA
   if (gp_cuda_available()) return gp_cuda_release_cached("gpu_release_cached_memory");
 #endif
