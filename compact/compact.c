@@ -6,15 +6,17 @@
  * predicate carrying the status, and gpu_compact / gpu_partition fail with it
  * later, repeating the constructor's message (kept in compact_formula.c).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/core.h"
 #include "compact_formula.h"
 #include "compact_internal.h"
 
-/* Predicates point at library objects (a formula, a kept message). b holds a
- * tag of that pointer, so that a predicate whose bytes did not come from a
- * constructor is refused instead of followed. */
+/* Predicates point at library objects (a formula, a kept message) and hold
+ * their entry's serial in a (compact_formula.h: an entry may give way). b
+ * holds a tag of the pointer, so that a predicate whose bytes did not come
+ * from a constructor is refused instead of followed. */
 static uint64_t pointer_tag(const void *p) {
   return ((uint64_t)(uintptr_t)p ^ 0x67707072656474ull) * 0x9e3779b97f4a7c15ull;
 }
@@ -27,12 +29,23 @@ static gpu_pred new_pred(gp_pred_kind kind, gpu_dtype t) {
   return p;
 }
 
+/* The column a formula's message names ("...: column 7: ..."), or 0. */
+static int32_t message_column(const char *message) {
+  const char *at = strstr(message, ": column ");
+  long column = at ? strtol(at + 9, NULL, 10) : 0;
+  return column > 0 && column <= INT32_MAX ? (int32_t)column : 0;
+}
+
 /* A predicate that makes gpu_compact fail with s; s's message was just
- * recorded by gp_fail on this thread. */
+ * recorded by gp_fail on this thread. Its kept copy may give way to newer
+ * ones: cmp keeps the column it names for the shorter message then. */
 static gpu_pred failed_pred(gp_pred_kind kind, gpu_dtype t, gpu_status s) {
   gpu_pred p = new_pred(kind, t);
+  uint64_t serial = 0;
   p.private_.status = (int32_t)s;
-  p.private_.ptr = gp_pred_message_intern(gpu_last_error());
+  p.private_.cmp = message_column(gpu_last_error());
+  p.private_.ptr = gp_pred_message_intern(gpu_last_error(), &serial);
+  p.private_.a = serial;
   p.private_.b = pointer_tag(p.private_.ptr);
   return p;
 }
@@ -93,10 +106,12 @@ gpu_pred gpu_pred_expr(gpu_dtype t, const char *expression) {
   gp_expr *e = NULL;
   if (s == GPU_OK) s = gp_expr_compile(expression, t, &e); /* the message names the column */
   const gp_formula *f = NULL;
-  if (s == GPU_OK) s = gp_formula_intern(e, &f);
+  uint64_t serial = 0;
+  if (s == GPU_OK) s = gp_formula_intern(e, &f, &serial);
   if (s != GPU_OK) return failed_pred(GP_PRED_EXPR, t, s);
   gpu_pred p = new_pred(GP_PRED_EXPR, t);
   p.private_.ptr = f;
+  p.private_.a = serial;
   p.private_.b = pointer_tag(f);
   return p;
 }
@@ -111,16 +126,31 @@ static gpu_status check_pred(const char *fn, const gpu_pred *pred) {
     return gp_fail(GPU_ERR_INVALID_ARGUMENT, "%s: pred was not made by a gpu_pred_* constructor", fn);
   if (status != GPU_OK) {
     gpu_status s = status > GPU_OK && status <= GPU_ERR_IO ? (gpu_status)status : GPU_ERR_INVALID_ARGUMENT;
-    if (ptr && tagged) return gp_fail(s, "%s: invalid predicate: %s", fn, (const char *)ptr);
+    char message[GP_MESSAGE_BYTES];
+    if (ptr && tagged && gp_pred_message_copy(ptr, pred->private_.a, message, sizeof message))
+      return gp_fail(s, "%s: invalid predicate: %s", fn, message);
+    if (pred->private_.cmp > 0)
+      return gp_fail(s, "%s: invalid predicate (its constructor failed with %s at column %d)", fn,
+                     gpu_status_string(s), (int)pred->private_.cmp);
     return gp_fail(s, "%s: invalid predicate (its constructor failed with %s)", fn, gpu_status_string(s));
   }
   bool intact = gp_dtype_valid((gpu_dtype)pred->private_.type);
   if (kind == GP_PRED_CMP) intact = intact && cmp_valid(pred->private_.cmp);
-  if (kind == GP_PRED_EXPR)
-    intact = intact && ptr && tagged && ((const gp_formula *)ptr)->type == (gpu_dtype)pred->private_.type;
+  if (kind == GP_PRED_EXPR) intact = intact && ptr && tagged;
   if (!intact)
     return gp_fail(GPU_ERR_INVALID_ARGUMENT, "%s: pred is damaged (not as a gpu_pred_* constructor made it)", fn);
   return GPU_OK;
+}
+
+static int64_t run_backend(gpu_backend b, const void *in, size_t n, const gpu_pred *pred, void *out,
+                           bool partition) {
+  if (n == 0) return 0;
+#if GPUPRIM_HAVE_CUDA
+  if (b == GPU_BACKEND_CUDA) return gp_compact_cuda(in, n, pred, out, partition);
+#else
+  (void)b;
+#endif
+  return gp_compact_host(in, n, pred, out, partition);
 }
 
 static int64_t compact_or_partition(const char *fn, const void *in, size_t n, const gpu_pred *pred, void *out,
@@ -142,11 +172,18 @@ static int64_t compact_or_partition(const char *fn, const void *in, size_t n, co
   if (s == GPU_OK) s = gp_check_disjoint(fn, "in", in, n * w, "out", out, n * w);
   if (s == GPU_OK && has_flags) s = gp_check_disjoint(fn, "flags", flags, n, "out", out, n * w);
   if (s != GPU_OK) return gp_neg(s);
-  if (n == 0) return 0;
-#if GPUPRIM_HAVE_CUDA
-  if (b == GPU_BACKEND_CUDA) return gp_compact_cuda(in, n, pred, out, partition);
-#endif
-  return gp_compact_host(in, n, pred, out, partition);
+  /* A formula is held for the call: no other thread evicts it meanwhile. */
+  const gp_formula *formula = pred->private_.kind == GP_PRED_EXPR ? pred->private_.ptr : NULL;
+  if (formula) s = gp_formula_acquire(fn, formula, pred->private_.a);
+  if (s != GPU_OK) return gp_neg(s);
+  if (formula && formula->type != (gpu_dtype)pred->private_.type) {
+    gp_formula_release(formula);
+    return gp_neg(gp_fail(GPU_ERR_INVALID_ARGUMENT,
+                          "%s: pred is damaged (not as a gpu_pred_* constructor made it)", fn));
+  }
+  const int64_t kept = run_backend(b, in, n, pred, out, partition);
+  if (formula) gp_formula_release(formula);
+  return kept;
 }
 
 int64_t gpu_compact(const void *in, size_t n, gpu_pred pred, void *out) {

@@ -31,10 +31,10 @@ extern "C" {
 typedef enum { GP_PRED_NONE = 0, GP_PRED_CMP, GP_PRED_RANGE, GP_PRED_FLAGS, GP_PRED_EXPR } gp_pred_kind;
 
 /*
- * A formula interned for the life of the process: one entry per
- * (type, canonical text), so "x>1" and "x > (1)" share it and the CUDA
- * backend compiles it once. Entries are never freed (a gpu_pred may hold one
- * at any time); the CUDA backend keeps its compiled module in cuda_cache.
+ * An interned formula: one entry per (type, canonical text), so "x>1" and
+ * "x > (1)" share it and the CUDA backend compiles it once. The cache is
+ * bounded (compact_formula.h): a call holds its formula while it runs; the
+ * CUDA backend keeps its compiled module in cuda_cache.
  */
 typedef struct gp_formula {
   gpu_dtype type;

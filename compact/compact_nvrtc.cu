@@ -236,7 +236,9 @@ gpu_status formula_kernels(const gp_formula *f, bool partition, compact_kernels 
   if (s != GPU_OK) return s;
   if (device >= MAX_DEVICES) return gp_fail(GPU_ERR_UNSUPPORTED, "%s: device %d: formulas use devices 0-63", fn, device);
   std::lock_guard<std::mutex> hold(cache_lock);
-  /* The cache lives in the interned formula, which outlives every caller. */
+  /* The cache lives in the interned formula, held by the calling gpu_compact
+   * (gp_formula_acquire): it is not evicted, nor its kernels forgotten,
+   * until the call is over. */
   gp_formula *entry = const_cast<gp_formula *>(f);
   compiled_formula *c = static_cast<compiled_formula *>(entry->cuda_cache);
   if (!c) {
@@ -275,6 +277,16 @@ gpu_status formula_kernels(const gp_formula *f, bool partition, compact_kernels 
 }  // namespace gp
 
 extern "C" uint64_t gp_compact_nvrtc_compiles(void) { return gp::compiles.load(); }
+
+/* Declared in compact_formula.h, called for an idle formula: no call uses its kernels,
+ * and every call that launched them has waited for them (it returns a count). */
+extern "C" void gp_compact_nvrtc_forget(void *cuda_cache) {
+  std::lock_guard<std::mutex> hold(gp::cache_lock);
+  gp::compiled_formula *c = static_cast<gp::compiled_formula *>(cuda_cache);
+  for (cudaLibrary_t library : c->library)
+    if (library) cudaLibraryUnload(library);
+  free(c);
+}
 
 extern "C" gpu_status gp_compact_nvrtc_build(const gp_formula *f, int sm) {
   std::string image;

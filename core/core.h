@@ -151,6 +151,11 @@ gpu_status gp_take_deferred(const char *fn);
  * dropped), after waiting for the device. */
 gpu_status gp_cuda_release_cached(const char *fn);
 
+/* Registers release for gpu_release_cached_memory to call, on either
+ * backend: how a layer above core frees what it caches (compact's formulas).
+ * Registering the same function again does nothing; at most 8 in all. */
+void gp_on_release_cached(void (*release)(void));
+
 #ifdef __cplusplus
 }
 #endif

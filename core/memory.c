@@ -1,4 +1,5 @@
 /* gpu_alloc/free/upload/download for both backends, and array argument checks. */
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -61,6 +62,11 @@ static gpu_status copy(const char *fn, void *dst, const void *src, size_t bytes,
   if (bytes > 0 && (!dst || !src))
     return gp_fail(GPU_ERR_INVALID_ARGUMENT, "%s: %s is NULL with %zu bytes", fn,
                    !dst ? (upload ? "dst" : "host_dst") : (upload ? "host_src" : "src"), bytes);
+  /* No object holds more than PTRDIFF_MAX bytes, and neither range may wrap
+   * past the end of the address space: refused here, before any copy or CUDA
+   * call sees the count. */
+  if (bytes > PTRDIFF_MAX || (uintptr_t)dst > UINTPTR_MAX - bytes || (uintptr_t)src > UINTPTR_MAX - bytes)
+    return gp_fail(GPU_ERR_INVALID_ARGUMENT, "%s: bytes = %zu is more than any array holds", fn, bytes);
   gpu_backend b;
   gpu_status s = gp_backend(fn, &b);
   if (s != GPU_OK || bytes == 0) return s;
@@ -90,7 +96,24 @@ gpu_status gpu_download(void *host_dst, const void *src, size_t bytes) {
   return copy("gpu_download", host_dst, src, bytes, false);
 }
 
+enum { MAX_RELEASE_HOOKS = 8 };
+static void (*release_hooks[MAX_RELEASE_HOOKS])(void);
+static int n_release_hooks;
+static pthread_mutex_t release_hooks_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void gp_on_release_cached(void (*release)(void)) {
+  pthread_mutex_lock(&release_hooks_lock);
+  bool known = false;
+  for (int i = 0; i < n_release_hooks; i++) known |= release_hooks[i] == release;
+  if (!known && n_release_hooks < MAX_RELEASE_HOOKS) release_hooks[n_release_hooks++] = release;
+  pthread_mutex_unlock(&release_hooks_lock);
+}
+
 gpu_status gpu_release_cached_memory(void) {
+  pthread_mutex_lock(&release_hooks_lock);
+  int hooks = n_release_hooks;
+  pthread_mutex_unlock(&release_hooks_lock);
+  for (int i = 0; i < hooks; i++) release_hooks[i](); /* set once, never changed */
 #if GPUPRIM_HAVE_CUDA
   if (gp_cuda_available()) return gp_cuda_release_cached("gpu_release_cached_memory");
 #endif

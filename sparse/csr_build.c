@@ -111,12 +111,28 @@ static void partition(const gp_mm_coo *coo, row_buckets rb, bool mirror, bool sk
   }
 }
 
+/* What building the rows found wrong: no memory, or the first row (lowest
+ * index, whatever the threads' timing) with a sum past the value type's
+ * range (overflow_row -1: none). */
+typedef struct {
+  bool no_memory;
+  int64_t overflow_row, overflow_col;
+} rows_verdict;
+
+static void note_overflow(rows_verdict *v, int64_t row, int64_t col) {
+  if (v->overflow_row < 0 || row < v->overflow_row) {
+    v->overflow_row = row;
+    v->overflow_col = col;
+  }
+}
+
 /* Step 2 for one bucket: a counting sort by row (stable) into col/val from
  * the bucket's offset, the rows' starts, then each row sorted and merged;
- * kept[r + 1] = entries left in row r. local has room for 2^shift + 1. */
-static bool build_bucket(const bucketed *in, int64_t b, row_buckets rb, int64_t rows,
+ * kept[r + 1] = entries left in row r. local has room for 2^shift + 1. A row
+ * that cannot be sorted or overflows is noted in v; the others go on. */
+static void build_bucket(const bucketed *in, int64_t b, row_buckets rb, int64_t rows,
                          int64_t *local, int64_t *start, int64_t *col, double *val, bool f32,
-                         int64_t *kept, gp_row_scratch *scratch) {
+                         int64_t *kept, gp_row_scratch *scratch, rows_verdict *v) {
   int64_t first = b << rb.shift,
           span = rows - first < ((int64_t)1 << rb.shift) ? rows - first : ((int64_t)1 << rb.shift);
   int64_t lo = in->start[b], hi = in->start[b + 1];
@@ -129,32 +145,34 @@ static bool build_bucket(const bucketed *in, int64_t b, row_buckets rb, int64_t 
     col[at] = in->col[k];
     val[at] = in->val[k];
   }
-  bool ok = true;
   for (int64_t r = 0; r < span; r++) {
     int64_t s = start[first + r], n = lo + local[r] - s; /* local[r] is now row r's end */
-    int64_t left = gp_csr_sort_and_merge_row(col + s, val + s, n, f32, scratch);
-    ok &= left >= 0;
+    int64_t bad_col = 0;
+    int64_t left = gp_csr_sort_and_merge_row(col + s, val + s, n, f32, scratch, &bad_col);
+    if (left == GP_ROW_NO_MEMORY) v->no_memory = true;
+    if (left == GP_ROW_OVERFLOW) note_overflow(v, first + r, bad_col);
     kept[first + r + 1] = left < 0 ? 0 : left;
   }
-  return ok;
 }
 
-/* Step 2 for all buckets, in parallel; false when out of memory. */
-static bool build_rows(const bucketed *in, row_buckets rb, int64_t rows, int64_t *start,
-                       int64_t *col, double *val, bool f32, int64_t *kept) {
-  bool failed = false;
+/* Step 2 for all buckets, in parallel; the verdict says what went wrong. */
+static rows_verdict build_rows(const bucketed *in, row_buckets rb, int64_t rows, int64_t *start,
+                               int64_t *col, double *val, bool f32, int64_t *kept) {
+  rows_verdict verdict = {false, -1, 0};
   int64_t expanded = in->start[rb.count];
 #pragma omp parallel if (expanded > PARALLEL_MIN)
   {
     gp_row_scratch scratch = {NULL, NULL, 0};
     int64_t *local = malloc((((size_t)1 << rb.shift) + 1) * sizeof *local);
-    bool ok = local != NULL;
+    rows_verdict mine = {local == NULL, -1, 0};
 #pragma omp for schedule(dynamic, 1)
     for (int64_t b = 0; b < rb.count; b++)
-      if (ok) ok = build_bucket(in, b, rb, rows, local, start, col, val, f32, kept, &scratch);
-    if (!ok) {
-#pragma omp atomic write
-      failed = true;
+      if (!mine.no_memory)
+        build_bucket(in, b, rb, rows, local, start, col, val, f32, kept, &scratch, &mine);
+#pragma omp critical(gp_csr_rows_verdict)
+    {
+      verdict.no_memory |= mine.no_memory;
+      if (mine.overflow_row >= 0) note_overflow(&verdict, mine.overflow_row, mine.overflow_col);
     }
     free(local);
     gp_row_scratch_free(&scratch);
@@ -162,7 +180,7 @@ static bool build_rows(const bucketed *in, row_buckets rb, int64_t rows, int64_t
   start[rows] = expanded;
   kept[0] = 0;
   for (int64_t r = 0; r < rows; r++) kept[r + 1] += kept[r];
-  return !failed;
+  return verdict;
 }
 
 /* Step 3: the final arrays, with the requested types, in host memory. */
@@ -272,8 +290,19 @@ gpu_status gp_csr_build(const char *path, gp_mm_coo *coo, const gp_mm_header *h,
     s = gp_fail(GPU_ERR_OUT_OF_MEMORY, "%s: %s: %lld entries", fn, path, (long long)expanded);
     goto done;
   }
-  if (!build_rows(&bk, rb, rows, start, col, val, f32, kept)) {
+  rows_verdict verdict = build_rows(&bk, rb, rows, start, col, val, f32, kept);
+  if (verdict.no_memory) {
     s = gp_fail(GPU_ERR_OUT_OF_MEMORY, "%s: %s: room to sort a row", fn, path);
+    goto done;
+  }
+  /* Each value is in range (mm_entries.c), so only duplicates summed past
+   * it give infinity: refused as a single value out of range is. */
+  if (verdict.overflow_row >= 0) {
+    s = gp_fail(GPU_ERR_PARSE,
+                "%s: %s: the entries at row %lld, column %lld sum to a value outside the range "
+                "of %s",
+                fn, path, (long long)verdict.overflow_row + 1, (long long)verdict.overflow_col + 1,
+                gp_dtype_name(value_type));
     goto done;
   }
   free(bk.row);

@@ -7,6 +7,7 @@
  */
 #include "csr_rows.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,7 +76,7 @@ static void merge_sort(int64_t *col, double *val, int64_t n, gp_row_scratch *s) 
 }
 
 int64_t gp_csr_sort_and_merge_row(int64_t *col, double *val, int64_t n, bool f32,
-                                  gp_row_scratch *s) {
+                                  gp_row_scratch *s, int64_t *overflow_col) {
   bool sorted = true;
   for (int64_t k = 1; k < n && sorted; k++) sorted = col[k - 1] <= col[k];
   if (!sorted) {
@@ -84,13 +85,17 @@ int64_t gp_csr_sort_and_merge_row(int64_t *col, double *val, int64_t n, bool f32
     else if (scratch_reserve(s, n))
       merge_sort(col, val, n, s);
     else
-      return -1;
+      return GP_ROW_NO_MEMORY;
   }
   int64_t kept = 0;
   for (int64_t k = 0; k < n; k++) {
     if (kept > 0 && col[kept - 1] == col[k]) {
       double sum = val[kept - 1] + val[k];
       val[kept - 1] = f32 ? (double)(float)sum : sum;
+      if (isinf(val[kept - 1])) {
+        *overflow_col = col[k];
+        return GP_ROW_OVERFLOW;
+      }
     } else {
       col[kept] = col[k];
       val[kept++] = val[k];

@@ -1,7 +1,11 @@
 /* The reader's input: the whole file mapped into memory (no copy, pages read
  * as the parser threads touch them), or read in big blocks where it cannot be
- * mapped (pipes, empty files, mmap failing). */
+ * mapped (pipes, empty files, mmap failing). Only regular files and pipes are
+ * read: a device such as /dev/zero never ends. What is read in blocks stops
+ * as soon as its first bytes cannot be a Matrix Market banner, and at the
+ * GPUPRIM_MM_MAX_BYTES cap. */
 #define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -11,6 +15,7 @@
 #include <unistd.h>
 
 #include "mm_internal.h"
+#include "mm_number.h"
 
 static const char fn[] = "gpu_csr_read_mm";
 
@@ -20,8 +25,22 @@ static gpu_status io_error(const char *path, const char *what, int err) {
   return gp_fail(GPU_ERR_IO, "%s: %s: %s: %s", fn, path, what, strerror(err));
 }
 
-/* Reads fd to its end into a growing buffer; size_hint sizes the first one. */
-static gpu_status read_all(const char *path, int fd, size_t size_hint, gp_mm_file *f) {
+/* Whether data[0, len) may still begin a file whose first word is the banner's
+ * (case-insensitive, after spaces): false once a byte rules it out. */
+static bool may_start_banner(const char *data, size_t len) {
+  static const char magic[] = "%%matrixmarket";
+  size_t i = 0;
+  while (i < len && gp_mm_is_space(data[i])) i++;
+  for (size_t k = 0; i + k < len && k < sizeof magic - 1; k++)
+    if (tolower((unsigned char)data[i + k]) != magic[k]) return false;
+  return true;
+}
+
+/* Reads fd to its end into a growing buffer; size_hint sizes the first one.
+ * Stops early where the text cannot be a Matrix Market file (the header's
+ * parse then says why). */
+static gpu_status read_all(const char *path, int fd, size_t size_hint, uint64_t max_bytes,
+                           gp_mm_file *f) {
   size_t cap = size_hint > 0 && size_hint < SIZE_MAX - 1 ? size_hint + 1 : READ_BLOCK;
   size_t len = 0;
   char *buf = malloc(cap);
@@ -47,6 +66,12 @@ static gpu_status read_all(const char *path, int fd, size_t size_hint, gp_mm_fil
     }
     if (got == 0) break;
     len += (size_t)got;
+    if (!may_start_banner(buf, len)) break;
+    if (max_bytes && len > max_bytes) {
+      free(buf);
+      return gp_fail(GPU_ERR_OUT_OF_MEMORY, "%s: %s: more than GPUPRIM_MM_MAX_BYTES = %llu bytes", fn,
+                     path, (unsigned long long)max_bytes);
+    }
   }
   f->data = buf;
   f->size = len;
@@ -54,11 +79,14 @@ static gpu_status read_all(const char *path, int fd, size_t size_hint, gp_mm_fil
   return GPU_OK;
 }
 
-gpu_status gp_mm_file_open(const char *path, gp_mm_file *f) {
+gpu_status gp_mm_file_open(const char *path, uint64_t max_bytes, gp_mm_file *f) {
   memset(f, 0, sizeof *f);
+  struct stat st;
+  /* Judged before opening too: opening some devices does something. */
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !S_ISDIR(st.st_mode))
+    return gp_fail(GPU_ERR_IO, "%s: %s: not a regular file or a pipe", fn, path);
   int fd = open(path, O_RDONLY);
   if (fd < 0) return io_error(path, "cannot open", errno);
-  struct stat st;
   if (fstat(fd, &st) != 0) {
     int err = errno;
     close(fd);
@@ -67,6 +95,10 @@ gpu_status gp_mm_file_open(const char *path, gp_mm_file *f) {
   if (S_ISDIR(st.st_mode)) {
     close(fd);
     return io_error(path, "cannot read", EISDIR);
+  }
+  if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
+    close(fd);
+    return gp_fail(GPU_ERR_IO, "%s: %s: not a regular file or a pipe", fn, path);
   }
   gpu_status s = GPU_OK;
   bool regular = S_ISREG(st.st_mode);
@@ -80,11 +112,11 @@ gpu_status gp_mm_file_open(const char *path, gp_mm_file *f) {
       f->size = size;
       f->mapping = m;
     } else {
-      s = read_all(path, fd, size, f);
+      s = read_all(path, fd, size, max_bytes, f);
     }
   } else {
     bool fits = regular && st.st_size > 0 && (uintmax_t)st.st_size <= SIZE_MAX;
-    s = read_all(path, fd, fits ? (size_t)st.st_size : 0, f);
+    s = read_all(path, fd, fits ? (size_t)st.st_size : 0, max_bytes, f);
   }
   close(fd);
   return s;

@@ -22,8 +22,16 @@ typedef struct {
   char *buffer;  /* non-NULL: free(buffer) */
 } gp_mm_file;
 
-/* GPU_ERR_IO with "gpu_csr_read_mm: path: why" when it cannot be opened or read. */
-gpu_status gp_mm_file_open(const char *path, gp_mm_file *f);
+/* The cap on the bytes a read may demand, from GPUPRIM_MM_MAX_BYTES (a count
+ * of bytes, with an optional K, M, G or T suffix for powers of 1024); 0 when
+ * the variable is unset or empty: no cap. INVALID_ARGUMENT when it holds
+ * anything else. */
+gpu_status gp_mm_max_bytes(uint64_t *cap);
+
+/* GPU_ERR_IO with "gpu_csr_read_mm: path: why" when it cannot be opened or
+ * read, or is neither a regular file nor a pipe; OUT_OF_MEMORY when a pipe
+ * gives more than max_bytes (0: no cap). */
+gpu_status gp_mm_file_open(const char *path, uint64_t max_bytes, gp_mm_file *f);
 void gp_mm_file_close(gp_mm_file *f);
 
 typedef enum { GP_MM_REAL, GP_MM_INTEGER, GP_MM_PATTERN } gp_mm_field;

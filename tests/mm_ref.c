@@ -65,8 +65,13 @@ bool ref_read_mm(const char *path, gpu_dtype value_type, ref_csr *out, char *why
     if (!pattern) v = value_type == GPU_F32 ? (double)strtof(e, &e) : strtod(e, &e);
     ok = seen < declared && i >= 1 && i <= rows && j >= 1 && j <= cols;
     if (!ok) break;
-    t[n++] = (triple){i - 1, j - 1, (int64_t)n, v};
-    if ((symmetric || skew) && i != j) t[n++] = (triple){j - 1, i - 1, (int64_t)n, skew ? -v : v};
+    /* order: the entry's place in the expanded list (its mirror right after it). */
+    t[n] = (triple){i - 1, j - 1, (int64_t)n, v};
+    n++;
+    if ((symmetric || skew) && i != j) {
+      t[n] = (triple){j - 1, i - 1, (int64_t)n, skew ? -v : v};
+      n++;
+    }
     seen++;
   }
   free(line);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compact/compact_formula.h"
 #include "compact/compact_internal.h"
 #include "core/core.h"
 #include "test_util.h"
@@ -815,21 +816,62 @@ START_TEST(formula_cache) {
 END_TEST
 
 /* Thousands of distinct refused formulas: the messages kept for gpu_compact
- * are bounded, past the bound it gives a shorter message, and a message kept
- * before stays. Added last: in a suite run without fork it fills the table. */
+ * are bounded, the oldest give way, and a predicate whose message gave way
+ * still names the column. A message made after thousands of others is kept
+ * whole (once it was cut short past the 4,096th). */
 START_TEST(refused_formula_messages_are_bounded) {
   int32_t h[4] = {1, 2, 3, 4}, *in = tu_alloc(sizeof h), *out = tu_alloc(sizeof h);
   tu_upload(in, h, sizeof h);
   char text[64];
-  gpu_pred p = gpu_pred_expr(GPU_I32, "x > y0");
+  gpu_pred first = gpu_pred_expr(GPU_I32, "x > y0"), p = first;
   for (int i = 1; i < 6000; i++) {
     snprintf(text, sizeof text, "x > y%d", i);
     p = gpu_pred_expr(GPU_I32, text);
   }
   ck_assert_int_eq(gpu_compact(in, 4, p, out), -(int64_t)GPU_ERR_INVALID_ARGUMENT);
-  ck_assert_ptr_nonnull(strstr(gpu_last_error(), "gpu_compact: invalid predicate (its constructor failed with GPU_ERR_INVALID_ARGUMENT"));
+  ck_assert_msg(strstr(gpu_last_error(), "gpu_compact: invalid predicate: gpu_pred_expr: column 5:"), "%s",
+                gpu_last_error());
+  ck_assert_int_eq(gpu_partition(in, 4, first, out), -(int64_t)GPU_ERR_INVALID_ARGUMENT);
+  ck_assert_msg(strstr(gpu_last_error(), "gpu_partition: invalid predicate (its constructor failed with "
+                                         "GPU_ERR_INVALID_ARGUMENT") &&
+                    strstr(gpu_last_error(), " at column 5)"),
+                "%s", gpu_last_error());
   ck_assert_int_eq(gpu_partition(in, 4, gpu_pred_expr(GPU_I32, "x > y0"), out), -(int64_t)GPU_ERR_INVALID_ARGUMENT);
   ck_assert_ptr_nonnull(strstr(gpu_last_error(), "gpu_partition: invalid predicate: gpu_pred_expr: column 5:"));
+  tu_free(in);
+  tu_free(out);
+}
+END_TEST
+
+/* The parsed formulas are bounded: beyond GP_CACHED_FORMULAS the least
+ * recently used give way, and gpu_release_cached_memory frees every idle one
+ * (once each distinct formula stayed for the life of the process). A
+ * predicate whose formula gave way is refused with a message that says so;
+ * one made again works. */
+START_TEST(formula_cache_is_bounded) {
+  enum { N = 8 };
+  int32_t h[N] = {5, -3, 8, 0, 12, 7, -1, 9}, got[N];
+  int32_t *in = tu_alloc(sizeof h), *out = tu_alloc(sizeof h);
+  tu_upload(in, h, sizeof h);
+  gpu_pred first = gpu_pred_expr(GPU_I32, "x > 6 + 0*1000000");
+  gpu_pred used = gpu_pred_expr(GPU_I32, "x > 6 + 0*1000001");
+  char text[64];
+  for (int i = 0; i < 3 * GP_CACHED_FORMULAS; i++) {
+    snprintf(text, sizeof text, "x > %d", 1000 + i);
+    ck_assert_int_eq(gpu_pred_expr(GPU_I32, text).private_.status, GPU_OK);
+    if (i % 64 == 0) ck_assert_int_eq(gpu_compact(in, N, used, out), 4); /* kept recent */
+  }
+  ck_assert_int_eq(gpu_compact(in, N, first, out), -(int64_t)GPU_ERR_INVALID_ARGUMENT);
+  ck_assert_msg(strstr(gpu_last_error(), "gpu_compact: pred's formula is no longer cached"), "%s", gpu_last_error());
+  ck_assert_int_eq(gpu_compact(in, 0, first, out), -(int64_t)GPU_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(gpu_compact(in, N, used, out), 4);
+  ck_assert_int_eq(gpu_compact(in, N, gpu_pred_expr(GPU_I32, "x > 6 + 0*1000000"), out), 4);
+  tu_download(got, out, 4 * sizeof *got);
+  ck_assert(got[0] == 8 && got[1] == 12 && got[2] == 7 && got[3] == 9);
+  /* gpu_release_cached_memory frees the idle formulas. */
+  ck_assert_int_eq(gpu_release_cached_memory(), GPU_OK);
+  ck_assert_int_eq(gpu_partition(in, N, used, out), -(int64_t)GPU_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(gpu_partition(in, N, gpu_pred_expr(GPU_I32, "x > 6 + 0*1000001"), out), 4);
   tu_free(in);
   tu_free(out);
 }
@@ -854,7 +896,8 @@ static Suite *compact_suite(void) {
 #if TU_CUDA
   compact_cuda_tests(tc);
 #endif
-  tcase_add_test(tc, refused_formula_messages_are_bounded); /* last: see there */
+  tcase_add_test(tc, formula_cache_is_bounded);
+  tcase_add_test(tc, refused_formula_messages_are_bounded);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -101,6 +101,26 @@ START_TEST(host_memory) {
 }
 END_TEST
 
+/* Byte counts no array holds are refused before anything is copied (the
+ * count once reached memmove and corrupted the heap). */
+START_TEST(huge_copies_refused) {
+  gpu_set_backend(GPU_BACKEND_HOST);
+  char a[64] = {1}, b[64] = {2};
+  const size_t counts[] = {SIZE_MAX, (size_t)1 << 63, (size_t)PTRDIFF_MAX + 1};
+  for (size_t i = 0; i < sizeof counts / sizeof *counts; i++) {
+    ck_assert_int_eq(gpu_upload(a, b, counts[i]), GPU_ERR_INVALID_ARGUMENT);
+    ck_assert_ptr_nonnull(strstr(gpu_last_error(), "gpu_upload: bytes = "));
+    ck_assert_int_eq(gpu_download(a, b, counts[i]), GPU_ERR_INVALID_ARGUMENT);
+    ck_assert_ptr_nonnull(strstr(gpu_last_error(), "gpu_download: bytes = "));
+  }
+  /* A range that would wrap past the end of the address space. */
+  ck_assert_int_eq(gpu_upload((void *)(UINTPTR_MAX - 15), b, 64), GPU_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(gpu_download(a, (void *)(UINTPTR_MAX - 15), 64), GPU_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(a[0], 1);
+  ck_assert_int_eq(b[0], 2);
+}
+END_TEST
+
 START_TEST(argument_checks) {
   int32_t a[16];
   ck_assert_int_eq(gp_check_array("f", "x", NULL, 0, 4, GPU_BACKEND_HOST), GPU_OK);
@@ -179,6 +199,7 @@ int main(void) {
   tcase_add_test(tc, identities);
   tcase_add_test(tc, backend_choice);
   tcase_add_test(tc, host_memory);
+  tcase_add_test(tc, huge_copies_refused);
   tcase_add_test(tc, argument_checks);
   tcase_add_test(tc, last_error_per_thread);
   tcase_add_test(tc, bad_backend_variable);

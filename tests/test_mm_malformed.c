@@ -283,6 +283,68 @@ START_TEST(bad_arguments) {
 }
 END_TEST
 
+/* Duplicates summed past the value type's range are refused as a single
+ * value out of range is (they once gave inf with GPU_OK). */
+START_TEST(sums_past_the_range) {
+  ref_tmp_begin();
+  static const char f32[] = BANNER "2 2 2\n1 1 3e38\n1 1 3e38\n";
+  const char *p = ref_tmp_write("sum32.mtx", f32, sizeof f32 - 1);
+  expect_refusal(p, GPU_F32, GPU_I32, GPU_ERR_PARSE, "row 1, column 1 sum to a value outside the range of f32");
+  gpu_csr A; /* in f64 the sum is in range */
+  ck_assert_msg(gpu_csr_read_mm(p, GPU_F64, GPU_I64, &A) == GPU_OK, "%s", gpu_last_error());
+  double v;
+  tu_download(&v, A.values, sizeof v);
+  ck_assert(v == 6e38);
+  ck_assert(gpu_csr_free(&A) == GPU_OK);
+  static const char sym[] =
+      "%%MatrixMarket matrix coordinate real symmetric\n2 2 2\n2 1 1e308\n1 2 1e308\n";
+  expect_refusal(ref_tmp_write("sym64.mtx", sym, sizeof sym - 1), GPU_F64, GPU_I64, GPU_ERR_PARSE,
+                 "row 1, column 2 sum to a value outside the range of f64");
+  /* Below the range too, in a later row, and a sum that cancels first stays. */
+  static const char low[] = BANNER "3 3 4\n3 2 -3e38\n1 1 3e38\n1 1 -3e38\n3 2 -3e38\n";
+  expect_refusal(ref_tmp_write("low.mtx", low, sizeof low - 1), GPU_F32, GPU_I64, GPU_ERR_PARSE,
+                 "row 3, column 2");
+  ref_tmp_end();
+}
+END_TEST
+
+/* Devices and sockets are refused before a byte is read: /dev/zero once read
+ * until memory ran out. */
+START_TEST(not_a_regular_file) {
+  expect_refusal("/dev/zero", GPU_F64, GPU_I64, GPU_ERR_IO, "not a regular file or a pipe");
+  expect_refusal("/dev/null", GPU_F32, GPU_I32, GPU_ERR_IO, "not a regular file or a pipe");
+}
+END_TEST
+
+/* GPUPRIM_MM_MAX_BYTES caps what a file's size line may demand: a 40-byte
+ * file declaring 10^8 rows would take gigabytes before its first entry. */
+START_TEST(declared_size_cap) {
+  ref_tmp_begin();
+  static const char huge[] = BANNER "100000000 100000000 1\n1 1 1\n";
+  static const char small[] = BANNER "2 2 1\n1 1 1\n";
+  const char *p = ref_tmp_write("huge.mtx", huge, sizeof huge - 1);
+  const char *q = ref_tmp_write("small.mtx", small, sizeof small - 1);
+  setenv("GPUPRIM_MM_MAX_BYTES", "64M", 1);
+  expect_refusal(p, GPU_F64, GPU_I64, GPU_ERR_OUT_OF_MEMORY, ":2: 100000000 x 100000000 with 1 entries");
+  ck_assert(strstr(gpu_last_error(), "more than GPUPRIM_MM_MAX_BYTES = 67108864"));
+  gpu_csr A;
+  ck_assert_msg(gpu_csr_read_mm(q, GPU_F64, GPU_I64, &A) == GPU_OK, "%s", gpu_last_error());
+  ck_assert(gpu_csr_free(&A) == GPU_OK);
+  setenv("GPUPRIM_MM_MAX_BYTES", "100", 1);
+  expect_refusal(q, GPU_F64, GPU_I64, GPU_ERR_OUT_OF_MEMORY, "GPUPRIM_MM_MAX_BYTES = 100");
+  const char *const bad[] = {"lots", "-5", "12X", "4GB", "99999999999999999999", " 7"};
+  for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+    setenv("GPUPRIM_MM_MAX_BYTES", bad[k], 1);
+    expect_refusal(q, GPU_F64, GPU_I64, GPU_ERR_INVALID_ARGUMENT, "is not a byte count");
+  }
+  setenv("GPUPRIM_MM_MAX_BYTES", "", 1);
+  ck_assert_msg(gpu_csr_read_mm(q, GPU_F64, GPU_I64, &A) == GPU_OK, "%s", gpu_last_error());
+  ck_assert(gpu_csr_free(&A) == GPU_OK);
+  unsetenv("GPUPRIM_MM_MAX_BYTES");
+  ref_tmp_end();
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("mm_malformed");
   TCase *tc = tu_tcase("refused");
@@ -292,6 +354,9 @@ static Suite *suite(void) {
   tcase_add_test(tc, nul_byte_in_a_line);
   tcase_add_test(tc, int32_index_limit);
   tcase_add_test(tc, bad_arguments);
+  tcase_add_test(tc, sums_past_the_range);
+  tcase_add_test(tc, not_a_regular_file);
+  tcase_add_test(tc, declared_size_cap);
   suite_add_tcase(s, tc);
   return s;
 }
