@@ -13,7 +13,7 @@
 //           f64 with random columns); its table says how near cuSPARSE and
 //           gpuprim come to it, so how much any kernel might gain
 // Matrices (spmv_matrices.h): the real ones in <data>/matrices, data being
-// GPUPRIM_TEST_DATA or else ../shared/data beside the source tree (all under
+// GPUPRIM_TEST_DATA or else the repository's tests/data (all under
 // 600K nonzeros: launch-bound), and generated ones: uniform 16 a row at 4M
 // rows (the reference point) and 8M, power-law rows, banded, arrow
 // (one dense row) at 8M rows, the 27-point stencil on 192^3 (10^8 nonzeros

@@ -4,7 +4,7 @@
  *
  *   cg_example FILE.mtx [tolerance [max_iterations]]
  *
- * (../shared/data/matrices/bcsstk13.mtx and 494_bus.mtx are SPD;
+ * (tests/data/matrices/bcsstk13.mtx and 494_bus.mtx are SPD;
  * GPUPRIM_BACKEND=host runs it without a GPU.) The right-hand side is
  * b = A * ones, so the exact solution is all ones and the final error can be
  * shown. Preconditioner: Jacobi (the diagonal of A): without it CG on

@@ -15,7 +15,8 @@
 # variant libraries, as .gpu-slim.txz (tools/gpu-pack --slim), and becomes
 # build/ there.
 #
-# Needs .gpu-deps (../shared/gpu/fetch-deps) carried along; see README.md.
+# Needs the Debian packages of Check and Google Benchmark carried along in
+# .gpu-deps/ where the machine has no package registry (docs/development.md).
 set -uo pipefail
 OUT=${OUT:-/tmp/gpuprim-out}
 mkdir -p "$OUT"
@@ -29,14 +30,6 @@ if [ -d .gpu-build ]; then rm -rf build && mv .gpu-build build; fi
 summary=$OUT/summary.txt
 : > "$summary"
 note() { echo "$*" | tee -a "$summary"; }
-
-# The shared test data does not travel with the checkout: carry a copy in
-# .gpu-data (cp -r ../shared/data/matrices .gpu-data/).
-# ctest looks in ../shared/data beside the source tree (/work/main here).
-if [ -d .gpu-data/matrices ]; then
-  export GPUPRIM_TEST_DATA=$root/.gpu-data
-  [ -e /work/shared/data ] || { mkdir -p /work/shared && ln -s "$root/.gpu-data" /work/shared/data; }
-fi
 
 if ls .gpu-deps/*.deb >/dev/null 2>&1; then
   for f in .gpu-deps/*.deb; do dpkg -x "$f" /; done
