@@ -89,10 +89,14 @@ GPUPRIM_API gpu_status gpu_set_stream(void *cuda_stream);
 /* Waits for the thread's stream; returns the first deferred error. */
 GPUPRIM_API gpu_status gpu_synchronize(void);
 
-/* Memory of the current backend. gpu_alloc of 0 bytes gives NULL and GPU_OK;
- * gpu_free(NULL) does nothing. */
+/* Allocates bytes of the current backend's memory (device memory on CUDA).
+ * 0 bytes gives NULL and GPU_OK. */
 GPUPRIM_API gpu_status gpu_alloc(void **p, size_t bytes);
+/* Frees what gpu_alloc gave; gpu_free(NULL) does nothing. */
 GPUPRIM_API gpu_status gpu_free(void *p);
+/* Copies bytes from host memory into the backend's memory, and back. A count
+ * that no array can hold (above PTRDIFF_MAX, or one that wraps an address
+ * range) is refused with GPU_ERR_INVALID_ARGUMENT. gpu_download waits. */
 GPUPRIM_API gpu_status gpu_upload(void *dst, const void *host_src, size_t bytes);
 GPUPRIM_API gpu_status gpu_download(void *host_dst, const void *src, size_t bytes);
 
@@ -134,13 +138,22 @@ typedef struct gpu_pred {
   } private_;
 } gpu_pred;
 
-GPUPRIM_API gpu_pred gpu_pred_cmp(gpu_dtype t, gpu_cmp c, const void *value);     /* x c *value (host pointer) */
-GPUPRIM_API gpu_pred gpu_pred_range(gpu_dtype t, const void *lo, const void *hi); /* *lo <= x && x < *hi */
-GPUPRIM_API gpu_pred gpu_pred_flags(gpu_dtype t, const uint8_t *flags);          /* flags[i] != 0, backend memory */
+/* Keeps x where x c *value; value is a host pointer to one element of type t,
+ * read now. Comparisons follow IEEE 754: NaN fails all but GPU_NE. */
+GPUPRIM_API gpu_pred gpu_pred_cmp(gpu_dtype t, gpu_cmp c, const void *value);
+/* Keeps x where *lo <= x && x < *hi (host pointers, read now). */
+GPUPRIM_API gpu_pred gpu_pred_range(gpu_dtype t, const void *lo, const void *hi);
+/* Keeps element i where flags[i] != 0: n bytes in the backend's memory. */
+GPUPRIM_API gpu_pred gpu_pred_flags(gpu_dtype t, const uint8_t *flags);
 /* A C-like formula in x: numbers, + - * / %, comparisons, && || !, parentheses,
  * & | ^ ~ << >> for integer types, and abs fabs floor ceil sqrt isnan isinf
  * isfinite min max. Parsed by the library; anything else is refused with
- * GPU_ERR_INVALID_ARGUMENT and a message that points at the column. */
+ * GPU_ERR_INVALID_ARGUMENT and a message that points at the column
+ * (docs/api.md has the whole language). The library keeps the parsed formula
+ * in a bounded cache: a predicate stays usable until 1024 newer formulas have
+ * been made or gpu_release_cached_memory() is called; after that,
+ * gpu_compact and gpu_partition refuse it (GPU_ERR_INVALID_ARGUMENT) and it
+ * must be made again. */
 GPUPRIM_API gpu_pred gpu_pred_expr(gpu_dtype t, const char *expression);
 
 /* Writes the elements of in for which pred holds, in order, to out; returns
@@ -154,11 +167,14 @@ GPUPRIM_API int64_t gpu_partition(const void *in, size_t n, gpu_pred pred, void 
 
 enum { GPU_ASCENDING = 0, GPU_DESCENDING = 1u << 0 };
 
-/* In place and stable in both directions. Float order, ascending:
+/* Sorts n keys in place, stable in both directions (GPU_ASCENDING or
+ * GPU_DESCENDING). Float order, ascending:
  * -inf < negatives < -0.0 < +0.0 < positives < +inf < NaN. */
 GPUPRIM_API gpu_status gpu_sort_keys(void *keys, size_t n, gpu_dtype t, unsigned flags);
+/* The same, each value (value_bytes 4 or 8, moved as opaque bits) following
+ * its key. */
 GPUPRIM_API gpu_status gpu_sort_pairs(void *keys, void *values, size_t n, gpu_dtype key_t,
-                                      size_t value_bytes, unsigned flags); /* value_bytes 4 or 8 */
+                                      size_t value_bytes, unsigned flags);
 
 /* -------------------------------------------------- segmented scan, reduce */
 
@@ -195,12 +211,16 @@ GPUPRIM_API gpu_status gpu_csr_read_mm(const char *path, gpu_dtype value_type, g
 /* Frees what gpu_csr_read_mm allocated. */
 GPUPRIM_API gpu_status gpu_csr_free(gpu_csr *A);
 
-/* A plan holds the analysis of A that pays off over many products; A must
- * outlive it and stay unchanged. */
+/* A plan holds the analysis of A that pays off over many products (a
+ * solver's loop); A must outlive it and stay unchanged. It runs on the
+ * backend it was made on; threads may share it. */
 typedef struct gpu_spmv_plan gpu_spmv_plan;
+/* Makes a plan for A (checks A's fields and row_ptr). */
 GPUPRIM_API gpu_status gpu_spmv_plan_create(gpu_spmv_plan **plan, const gpu_csr *A);
+/* y = alpha * A * x + beta * y with the plan's A: the same bits as gpu_spmv. */
 GPUPRIM_API gpu_status gpu_spmv_plan_run(gpu_spmv_plan *plan, const void *x, void *y, double alpha,
                                          double beta);
+/* Frees a plan (waits for the device on CUDA); NULL does nothing. */
 GPUPRIM_API void gpu_spmv_plan_destroy(gpu_spmv_plan *plan);
 
 /* ------------------------------------------------------- linear recurrences */
