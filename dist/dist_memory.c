@@ -7,6 +7,7 @@
  * CUDA runtime after waiting for the thread's stream (gpu_synchronize), and
  * waits for the copy before the next library call may read it.
  */
+#define _POSIX_C_SOURCE 200809L /* gethostname */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>

@@ -126,7 +126,7 @@ gpu_status gpu_dist_compact_balanced(gpu_dist_comm *c, const void *in, size_t n,
  * (rank, index) order, so the concatenation of the ranks' outputs is exactly
  * gpu_sort_keys / gpu_sort_pairs of the concatenated input. Each key crosses
  * between ranks at most once. With N keys on P ranks, rank r holds within
- * N / (32 P) + 2 P + 4 of N / P (docs/distributed.md derives the bound); equal
+ * N / (64 P) + 2 P + 1 of N / P (docs/distributed.md derives the bound); equal
  * keys split by (rank, index), so skewed keys balance too.
  *
  * keys (and values) are sorted in place locally as the first step: on return

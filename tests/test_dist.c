@@ -12,6 +12,7 @@
  * Built twice: the host suite, and with TU_CUDA=1 the CUDA suite (skipped
  * without a GPU), whose big case puts more than 2^32 elements across ranks.
  */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
