@@ -1,31 +1,28 @@
 #!/usr/bin/env bash
-# A/B runs of benchmark programs against builds of the library that differ
-# (a kernel variant, a tile shape), in one call on the GPU machine, so that
-# the variants meet the same GPU, clocks and data.
+# A/B runs of a benchmark program against builds of the library that differ
+# (an earlier commit, a kernel variant on a branch), in one run on the GPU
+# machine, so that the builds meet the same GPU, clocks and data.
 #
 #   tools/gpu-ab.sh PROGRAM [ARGS...]
 #
-# Runs build/bench/PROGRAM for the carried build (variant "base") and for
-# each .gpu-variants/NAME/ (a copy of libgpuprim.so* built with the
-# variant, tools/gpu-variant; the programs' RUNPATH yields to LD_LIBRARY_PATH), in
+# Runs $GPUPRIM_BUILD_DIR/bench/PROGRAM (default build/) with its own
+# library (variant "base") and with each .gpu-variants/NAME/ (a copy of
+# another build's libgpuprim.so*, as tools/gpu-run.sh's ab stage makes for
+# an earlier commit; the programs' RUNPATH yields to LD_LIBRARY_PATH), in
 # GPUPRIM_AB_ROUNDS rounds (default 2), the order reversed every other
-# round: the first run of a round was 2-4% slower at 2^24-2^30 in session
-# 20 (bench/NOTES.md), so an A/B in one order only measures the order.
+# round: the first run of a round was 2-4% slower at 2^24-2^30 on the H200
+# (bench/NOTES.md), so an A/B in one order only measures the order.
 # Each output goes to $OUT/PROGRAM-NAME-rK.txt; the summaries are printed
 # one after another, and every summary row and Google Benchmark line of
 # every run, tagged "== K NAME", to $OUT/PROGRAM-ab.txt (one file to compare
 # medians from; the table at the end reads the Benchmark lines, so it works
 # for every bench program: bench_spmv's summary has other columns).
-# Run after tools/gpu-run.sh in the same call (it unpacks the build and
-# installs .gpu-deps); .gpu-slim.tgz or .gpu-slim.txz, where carried, holds
-# .gpu-variants.
 set -uo pipefail
 OUT=${OUT:-/tmp/gpuprim-out}
 mkdir -p "$OUT"
 prog=$1
 shift
-[ -f .gpu-slim.tgz ] && [ ! -d .gpu-variants ] && tar -xzf .gpu-slim.tgz
-[ -f .gpu-slim.txz ] && [ ! -d .gpu-variants ] && tar -xJf .gpu-slim.txz
+build=${GPUPRIM_BUILD_DIR:-build}
 variants=base
 for d in .gpu-variants/*/; do [ -d "$d" ] && variants="$variants $(basename "$d")"; done
 reversed=$(echo "$variants" | tr ' ' '\n' | tac | tr '\n' ' ')
@@ -40,7 +37,7 @@ for r in $(seq 1 "$rounds"); do
     lib=""
     [ "$v" != base ] && lib=$(pwd)/.gpu-variants/$v
     t0=$(date +%s)
-    LD_LIBRARY_PATH=$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} timeout 500 "build/bench/$prog" "$@" \
+    LD_LIBRARY_PATH=$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} timeout 500 "$build/bench/$prog" "$@" \
       >"$OUT/$prog-$v-r$r.txt" 2>&1
     rc=$?
     echo "== $prog, variant $v, round $r: rc=$rc ($(( $(date +%s) - t0 )) s)"
@@ -55,7 +52,7 @@ done
 # The median gpuprim time of each row for each variant, and its ratio to
 # base's (below 1: the variant is faster); then the fastest run of each.
 # Why both: on the H200 each bench process runs a scan over offsets at
-# 2^26 either fast or slow (session 26: 162-168 against 172-182 us, for all
+# 2^26 either fast or slow (162-168 against 172-182 us, for all
 # its rows, clocks unchanged; bench/NOTES.md), so a median of few runs may
 # compare a fast variant's slow runs with another's fast ones; the fastest
 # runs compare fast with fast where each variant had one.

@@ -1,7 +1,7 @@
 /*
  * Hashes of segmented scan outputs, one line a case, for diffing two builds
  * of the library: a change meant to keep the same folds in the same order
- * (session 23's scan_in_run) must print the same lines. Fixed pseudo-random
+ * (a refactor, a kernel that keeps its folds) must print the same lines. Fixed pseudo-random
  * inputs (floats with +-0.0, products near 1), f32 / i32 / f64, ADD / MIN /
  * MUL, inclusive and exclusive, gpu_segscan_offsets and gpu_segscan_flags
  * over the same segments (random lengths of mean 4 .. 3e6, empty ones too),
