@@ -21,6 +21,8 @@
  * Products and sums are never fused (linrec/CMakeLists.txt builds this file
  * with -ffp-contract=off): the CUDA kernels round each step the same way.
  */
+#include <float.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,11 +58,23 @@ typedef struct {
   bool backward;
 } lr_arrays;
 
+/* The least subnormal with p's sign. */
+static float least_subnormal_f32(float p) { return copysignf(FLT_TRUE_MIN, p); }
+static double least_subnormal_f64(double p) { return copysign(DBL_TRUE_MIN, p); }
+
 #define GP_LINREC_HOST_TYPE(T, S)                                                                   \
   static T coef_##S(const lr_arrays *x, const lr_view *v, size_t i) {                               \
     const T *a = x->a;                                                                              \
     if (!x->backward) return a[phys(v, i)];                                                         \
     return i == 0 ? (T)0 : a[phys(v, i - 1)];                                                       \
+  }                                                                                                 \
+  /* A product of coefficients that underflows keeps the least subnormal of  \
+   * its sign (an infinite h times it stays infinite, as in the loop); a     \
+   * zero coefficient still gives zero. */                                   \
+  static T coef_product_##S(T x, T y) {                                                             \
+    const T p = x * y;                                                                              \
+    if (p != 0 || x == 0 || y == 0) return p;                                                       \
+    return least_subnormal_##S(p);                                                                   \
   }                                                                                                 \
   /* Steps [lo, hi) folded into one pair (hi > lo). */                                              \
   static void fold_##S(const lr_arrays *x, const lr_view *v, size_t lo, size_t hi, T *pa, T *pb) {  \
@@ -69,7 +83,7 @@ typedef struct {
     for (size_t i = lo + 1; i < hi; i++) {                                                          \
       const T c = coef_##S(x, v, i);                                                                \
       B = c * B + b[phys(v, i)];                                                                    \
-      A = A * c;                                                                                    \
+      A = coef_product_##S(A, c);                                                                   \
     }                                                                                               \
     *pa = A;                                                                                        \
     *pb = B;                                                                                        \

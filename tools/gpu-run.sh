@@ -2,7 +2,7 @@
 # One run on a machine with a GPU: build, then the stages asked for, and a
 # short table last. Logs and JSON go to $OUT (default /tmp/gpuprim-out).
 #
-#   tools/gpu-run.sh [test] [sanitize] [bench] [ab] [demo]   (default: test sanitize bench demo)
+#   tools/gpu-run.sh [test] [sanitize] [bench] [ab] [bits] [demo]   (default: test sanitize bench demo)
 #
 #   test      every ctest suite (a quick pass of each CUDA suite first, so that
 #             a hang or crash stops the run in a minute)
@@ -12,6 +12,7 @@
 #             GPUPRIM_ARGS_<program> adds arguments), JSON to $OUT
 #   ab        each benchmark against the library of an earlier commit
 #             (.gpu-base.tgz, `git archive REV`), built here: tools/gpu-ab.sh
+#   bits      tools/seg_bits_diff against the earlier commit's library (after ab)
 #   demo      gpuprim demo
 #
 # The build is /tmp/gpuprim-build (GPUPRIM_BUILD_DIR), incremental when run
@@ -47,10 +48,14 @@ if has ab && [ -f .gpu-base.tgz ] && [ ! -e .gpu-variants/before/libgpuprim.so ]
   base_pid=$!
 fi
 
-t0=$(date +%s)
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >"$OUT/build.log" 2>&1 &&
-  cmake --build "$build" -j16 >>"$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
-note "build: $(( $(date +%s) - t0 )) s"
+# GPUPRIM_SKIP_BUILD=1: another run of this script has built it (runs in
+# parallel must not build the same tree at once).
+if [ -z "${GPUPRIM_SKIP_BUILD:-}" ]; then
+  t0=$(date +%s)
+  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >"$OUT/build.log" 2>&1 &&
+    cmake --build "$build" -j16 >>"$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
+  note "build: $(( $(date +%s) - t0 )) s"
+fi
 cuda_suites=$(ls "$build"/tests/test_*_cuda | grep -E "$only")
 
 if has test; then
@@ -58,7 +63,7 @@ if has test; then
     GPUPRIM_TEST_QUICK=1 timeout 240 "$t" >"$OUT/smoke-$(basename "$t").log" 2>&1
     rc=$?
     note "smoke $(basename "$t"): rc=$rc"
-    if [ $rc -ne 0 ] && [ $rc -ne 77 ]; then tail -30 "$OUT/smoke-$(basename "$t").log"; exit 1; fi
+    [ $rc -ne 0 ] && [ $rc -ne 77 ] && tail -30 "$OUT/smoke-$(basename "$t").log"
   done
   t0=$(date +%s)
   (cd "$build" && timeout "${GPUPRIM_TEST_TIMEOUT:-420}" ctest --output-on-failure -j4 --timeout 400 -R "$only") \
@@ -111,6 +116,15 @@ if has ab; then
     # shellcheck disable=SC2086
     tools/gpu-ab.sh $run | tail -60 | tee -a "$summary"
   done
+fi
+
+if has bits && [ -e .gpu-variants/before/libgpuprim.so ]; then
+  # The same bits before and after: tools/seg_bits_diff's hashes of
+  # segmented scan outputs from both libraries.
+  cc -O2 -std=c11 -Iinclude tools/seg_bits_diff.c -L"$build" -lgpuprim -o /tmp/seg_bits_diff &&
+    LD_LIBRARY_PATH=$PWD/.gpu-variants/before timeout 200 /tmp/seg_bits_diff >"$OUT/bits-before.txt" &&
+    LD_LIBRARY_PATH=$build timeout 200 /tmp/seg_bits_diff >"$OUT/bits-after.txt"
+  note "seg_bits_diff: $(wc -l <"$OUT/bits-after.txt") cases, $(diff "$OUT/bits-before.txt" "$OUT/bits-after.txt" | grep -c '^>') differ"
 fi
 
 if has demo; then

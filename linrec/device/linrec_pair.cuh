@@ -37,13 +37,27 @@ __device__ __forceinline__ double lr_add(double x, double y) { return __dadd_rn(
 /* One step of the loop: a h + b. */
 template <typename T> __device__ __forceinline__ T lr_step(T a, T h, T b) { return lr_add(lr_mul(a, h), b); }
 
+/*
+ * The product of two coefficients of a fold. Where nonzero coefficients
+ * multiply to zero (an underflow), it keeps the smallest subnormal of the
+ * product's sign: the loop never forms that product, and an infinite h
+ * times a tiny a stays infinite there, where 0 * inf would be NaN. A zero
+ * coefficient (a reset) still gives zero, as in the loop.
+ */
+template <typename T> __device__ __forceinline__ T lr_coef_mul(T x, T y) {
+  const T p = lr_mul(x, y);
+  if (p != T(0) || x == T(0) || y == T(0)) return p;
+  const T least = sizeof(T) == 4 ? T(1.40129846e-45f) : T(4.9406564584124654e-324);
+  return signbit(p) ? -least : least;
+}
+
 template <typename T> struct lr_pair {
   T a, b;
 };
 
 template <typename T> struct lr_op {
   using P = lr_pair<T>;
-  __device__ static P apply(P x, P y) { return P{lr_mul(x.a, y.a), lr_step(y.a, x.b, y.b)}; }
+  __device__ static P apply(P x, P y) { return P{lr_coef_mul(x.a, y.a), lr_step(y.a, x.b, y.b)}; }
   __device__ static P neutral() { return P{T(1), -T(0)}; }
   __device__ static P identity() { return neutral(); }
 };
@@ -58,7 +72,7 @@ template <typename T> struct lr_seg_op {
   using P = lr_seg<T>;
   __device__ static P apply(P x, P y) {
     if (y.start) return y;
-    return P{lr_mul(x.a, y.a), lr_step(y.a, x.b, y.b), x.start};
+    return P{lr_coef_mul(x.a, y.a), lr_step(y.a, x.b, y.b), x.start};
   }
   __device__ static P neutral() { return P{T(1), -T(0), 0u}; }
   __device__ static P identity() { return neutral(); }
