@@ -13,7 +13,7 @@ int demo_linrec(size_t n, gpu_backend backend, void *h_in, void *h_out, void *h_
   /* The demo's buffers hold n 8-byte elements: a and b side by side. */
   float *ha = h_in, *hb = (float *)h_in + n, *da = d_in, *db = (float *)d_in + n;
   double seconds;
-  fprintf(stderr, "... linrec f32\n");
+  progress("linrec f32");
   fill(h_in, 2 * n, GPU_F32);
   CHECK(gpu_upload(d_in, h_in, n * 8));
   TIME_CALL(seconds, gpu_linrec(da, db, d_out, n, GPU_F32, NULL, 0));

@@ -77,7 +77,7 @@ START_TEST(linrec_n_above_2_to_32) {
     samples[count++] = i;
     samples[count++] = n - 1 - i;
     samples[count++] = edge - 250 + i;
-    samples[count++] = edge + 4096 * (i + 1) - 1;
+    samples[count++] = edge - 4096 * (i + 1);   /* tile starts below 2^32 */
   }
   for (size_t i = 0; i < 1000; i++) samples[count++] = tu_below(n);
   for (unsigned flags = 0; flags <= GPU_REVERSE; flags += GPU_REVERSE) {
