@@ -49,10 +49,10 @@
  * and no load after the search: small calls are set by this chain. 8-byte
  * types keep the ticket and the wait for n (by_index, warps_speculate).
  *
- * The kernel's steps: the warp's chunk and window (start_chunk_search,
- * settle_chunk_window), its steps (walk_chunk: load_step_items, then
- * fold_step or read_step_events, scan_step and write_step_results), and
- * the block's leads (finish_block_leads).
+ * The kernel's steps (segreduce_warps_block): the warp's chunk and window
+ * (start_chunk_search, settle_chunk_window), its steps (load_step_items,
+ * then fold_step or read_step_events, scan_step and write_step_results),
+ * and the block's leads (finish_block_leads).
  */
 #pragma once
 
@@ -451,44 +451,6 @@ __device__ __forceinline__ void write_step_results(chunk_steps<T> &steps, const 
   __syncwarp(); /* buf and heads are free for the next steps */
 }
 
-/* The warp's chunk a step at a time, from its window of events [first,
- * end): each step's values, then a plain fold where the step holds no
- * event, else its events, its scan and its results. */
-template <typename T, gpu_op OP, typename Epilogue>
-__device__ __forceinline__ void walk_chunk(warp_chunk<T> &chunk, chunk_steps<T> &steps, const lane_chunks<T> &chunks,
-                                           const int64_t *cache, uint32_t *heads, const T *in, const int64_t *offsets,
-                                           uint64_t nseg, uint64_t n, bool vector_ok, uint64_t w, int lane,
-                                           int64_t offset0_raw, Epilogue &epilogue) {
-  using Shape = warps_reduce_shape<T>;
-  using Base = scan_op<T, OP>;
-  constexpr int STEP = Shape::step;
-  const uint64_t first = w == 0 ? 1 : chunk.lo, end = chunk.c1 >= n ? nseg + 1 : chunk.hi;
-  steps.cur = first;
-  steps.prev_raw = w == 0 ? offset0_raw : chunk.below_lo;
-  if (w == 0 && steps.prev_raw != 0) steps.malformed = true;
-  steps.head_at_start = clamp_offset(steps.prev_raw, n) == chunk.c0;
-  steps.next_q = 0;
-  for (uint64_t t0 = chunk.c0;; t0 += STEP) {
-    const uint64_t t1 = t0 + STEP < chunk.c1 ? t0 + STEP : chunk.c1;
-    const bool last = t1 == chunk.c1;
-    T *const buf = chunk.stages + steps.stage * STEP; /* the values, then the inclusive scan */
-    steps.stage = steps.stage + 1 == Shape::stages ? 0 : steps.stage + 1;
-    copy_async_wait<Shape::ahead - 1>();
-    __syncwarp();                   /* the step's copies, seen by every lane */
-    chunk.fetch(chunks, vector_ok); /* into the previous step's stage, free since its last __syncwarp */
-    T x[Shape::items];
-    load_step_items<T, Base>(chunk, chunks, buf, in, t0 + uint64_t(lane) * Shape::items, vector_ok, x);
-    if (!last && steps.next_q > t1) {
-      fold_step<T, Base>(steps, x);
-      continue;
-    }
-    const step_events ev = read_step_events<T>(steps, chunk, cache, heads, offsets, end, n, t0, t1, last, lane);
-    scan_step<T, OP>(steps, chunks, buf, heads, x, lane);
-    write_step_results<T, Base>(steps, chunk, ev, buf, offsets, first, n, t0, t1, lane, epilogue);
-    if (last) break;
-  }
-}
-
 /* After the block's warps: each lead's fold before its chunk from the
  * warps before it in the block, and where a lead reaches back before the
  * block, the prefix from the look-back. */
@@ -579,9 +541,35 @@ __device__ __forceinline__ bool segreduce_warps_block(const T *in, const int64_t
   steps.carry = Op::neutral();
   steps.lead = Base::neutral();
   steps.lead_segment = ~uint64_t(0);
-  if (chunk.c0 < chunk.c1 || w == 0)
-    walk_chunk<T, OP>(chunk, steps, chunks, cache, heads, in, offsets, nseg, n, vector_ok, w, lane, offset0_raw,
-                      epilogue);
+  if (chunk.c0 < chunk.c1 || w == 0) {
+    /* Its window of events [first, end): from 1 for warp 0, to nseg + 1
+     * for the chunk that ends at n. */
+    const uint64_t first = w == 0 ? 1 : chunk.lo, end = chunk.c1 >= n ? nseg + 1 : chunk.hi;
+    steps.cur = first;
+    steps.prev_raw = w == 0 ? offset0_raw : chunk.below_lo;
+    if (w == 0 && steps.prev_raw != 0) steps.malformed = true;
+    steps.head_at_start = clamp_offset(steps.prev_raw, n) == chunk.c0;
+    steps.next_q = 0;
+    for (uint64_t t0 = chunk.c0;; t0 += STEP) {
+      const uint64_t t1 = t0 + STEP < chunk.c1 ? t0 + STEP : chunk.c1;
+      const bool last = t1 == chunk.c1;
+      T *const buf = chunk.stages + steps.stage * STEP; /* the values, then the inclusive scan */
+      steps.stage = steps.stage + 1 == Shape::stages ? 0 : steps.stage + 1;
+      copy_async_wait<Shape::ahead - 1>();
+      __syncwarp();                   /* the step's copies, seen by every lane */
+      chunk.fetch(chunks, vector_ok); /* into the previous step's stage, free since its last __syncwarp */
+      T x[Shape::items];
+      load_step_items<T, Base>(chunk, chunks, buf, in, t0 + uint64_t(lane) * Shape::items, vector_ok, x);
+      if (!last && steps.next_q > t1) { /* no event in the step */
+        fold_step<T, Base>(steps, x);
+        continue;
+      }
+      const step_events ev = read_step_events<T>(steps, chunk, cache, heads, offsets, end, n, t0, t1, last, lane);
+      scan_step<T, OP>(steps, chunks, buf, heads, x, lane);
+      write_step_results<T, Base>(steps, chunk, ev, buf, offsets, first, n, t0, t1, lane, epilogue);
+      if (last) break;
+    }
+  }
   copy_async_wait<0>(); /* the groups past the chunk: empty, or a step copied for a chunk past n */
   if (__any_sync(FULL_MASK, steps.malformed) && lane == 0) *bad = 1;
   if (lane == 0) {
