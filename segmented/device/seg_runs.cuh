@@ -369,9 +369,12 @@ __device__ inline void build_run_table(const heads_from_offsets<Offset> &src, ui
 
 /*
  * A block's run, as the kernel below walks it: the launch's arguments, the
- * run's tiles [first, end), the block's shared memory (declared in the
- * kernel: these are references to it), and what its steps hand over. The
- * steps are the member functions; each is inlined into the kernel.
+ * run's tiles [first, end), the block's shared memory, and what its steps
+ * hand over. The steps are the member functions, each inlined into the
+ * kernel. Every field refers to the kernel's own argument, local or shared
+ * variable, as a lambda's captures would: copies into the struct were
+ * promoted to registers in another order and compiled to other code
+ * (registers and spills change with it in the 4-byte instances).
  * REDUCE: each segment's result to the epilogue (out, exclusive unused);
  * otherwise the inclusive or exclusive scan to out (plain values; in == out
  * allowed: a block reads only its own run, ahead of its writes).
@@ -402,11 +405,11 @@ struct seg_run {
   static_assert(REDUCE || !Values::transforms, "scans take plain values");
   static_assert(!WALK || runs_ahead<REDUCE> == 1, "the walk stages one tile ahead");
 
-  const T *in;
-  T *out;
-  uint64_t n;
-  uint32_t tiles;
-  bool exclusive, vector_ok;
+  const T *const &in;
+  T *const &out;
+  const uint64_t &n;
+  const uint32_t &tiles;
+  const bool &exclusive, &vector_ok;
   const lookback_args &lb;
   const Source &src;
   const Values &values;
@@ -425,18 +428,18 @@ struct seg_run {
   uint64_t (&s_run_entries)[2]; /* WALK, own table: tile_first[first], tile_first[end] */
   unsigned long long &s_next;   /* WALK: the next tile's first segment (walk_heads) */
   uint64_t &s_next_far;         /* WALK: the same, searched past a window that overflowed */
-  int lane, warp;
-  uint32_t run, first, end;
-  uint64_t run_base;
+  const int &lane, &warp;
+  const uint32_t &run, &first, &end;
+  const uint64_t &run_base;
   /* Whether this launch walks (no table: src.tile_first NULL) or reads the
    * table (segments too dense for a window: segscan_launch.cuh). */
-  bool walking;
+  const bool &walking;
   /* Whether the block writes its run's entries of src.tile_first itself. */
-  bool own_table;
-  uint64_t lead_segment; /* s_lead_segment, read by every thread at the first tile */
+  const bool &own_table;
+  uint64_t &lead_segment; /* s_lead_segment, read by every thread at the first tile */
   /* STAGE_OFFSETS: the table entries of the next tile to fetch (next_a) and
    * of the one after (next_b), each loaded an iteration before its use. */
-  uint64_t next_a, next_b;
+  uint64_t &next_a, &next_b;
 
   /* Offsets: the first segment starting at or after the run's first
    * element, s = tile_first[first]; the one before it reaches into the run
@@ -816,6 +819,12 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
   using Run = seg_run<T, OP, Shape, Source, REDUCE, Values, Epilogue>;
   using Offset = typename Run::Offset;
   using Pair = seg_pair<T>;
+  /* Whether this launch walks, and whether the block builds its entries of
+   * the table (seg_run's walking and own_table). */
+  bool walking = false;
+  if constexpr (Run::WALK) walking = src.tile_first == nullptr;
+  bool own_table = false;
+  if constexpr (Run::OWN_TABLE) own_table = src.own_table;
   __shared__ tile_scan_shared<Pair, Shape::warps> sh;
   __shared__ stage_heads<typename Run::Blocked> s_heads;
   extern __shared__ __align__(128) unsigned char run_stages[]; /* value stages, then offset stages */
@@ -835,17 +844,15 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
    * only for runs taken before it, by blocks already running. */
   const uint32_t run = take_tile(lb, &s_run);
   const uint32_t first = run_start(tiles, run, gridDim.x), end = run_start(tiles, run + 1, gridDim.x);
-  bool walking = false;
-  if constexpr (Run::WALK) walking = src.tile_first == nullptr;
-  bool own_table = false;
-  if constexpr (Run::OWN_TABLE) own_table = src.own_table;
+  const uint64_t run_base = uint64_t(first) * Shape::tile_items;
+  uint64_t lead_segment = ~uint64_t(0); /* none until the first tile */
+  uint64_t next_a, next_b; /* (start_copies) */
   Offset *const offset_stages =
       reinterpret_cast<Offset *>(run_stages + runs_value_stages_bytes<T, Shape, Values, REDUCE>());
   Run r{in, out, n, tiles, exclusive, vector_ok, lb, src, values, epilogue,                  /* the launch */
         sh, s_heads, run_stages, offset_stages, s_buf, s_segments, s_carry, s_kept, s_kept_set, /* shared */
         s_lead_segment, s_lead_end, s_run_entries, s_next, s_next_far,                        /* memory */
-        lane, warp, run, first, end, uint64_t(first) * Shape::tile_items, walking, own_table,  /* the run */
-        ~uint64_t(0), 0, 0}; /* lead_segment (none until the first tile), next_a, next_b */
+        lane, warp, run, first, end, run_base, walking, own_table, lead_segment, next_a, next_b}; /* the run */
 
   r.start_shared_state(); /* 1. the run's lead (offsets, where known) and fold */
   r.start_copies();       /* 2. the first tiles' copies (and the run's table entries) */
