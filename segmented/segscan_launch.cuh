@@ -140,24 +140,24 @@ struct seg_runs_kernel {
   }
 };
 
-/* One launch of seg_runs on `grid` blocks, K::grid(tiles) (REDUCE: out
+/* One launch of seg_runs on `grid` blocks, Kernel::grid(tiles) (REDUCE: out
  * and exclusive unused). */
 template <typename T, gpu_op OP, typename Source, bool REDUCE, typename Values, typename Epilogue, typename Shape>
 gpu_status seg_runs_launch(const char *fn, const T *in, T *out, uint64_t n, bool exclusive, bool vector_ok,
                            const Source &src, uint64_t tiles, unsigned grid, cudaStream_t stream, const Values &values,
                            const Epilogue &epilogue) {
-  using K = seg_runs_kernel<T, OP, Source, REDUCE, Values, Epilogue, Shape>;
+  using Kernel = seg_runs_kernel<T, OP, Source, REDUCE, Values, Epilogue, Shape>;
   if (tiles == 0) return GPU_OK;
-  /* Whoever chose the grid (K::grid or not), the kernel gets its shared memory. */
-  gpu_status s = allow_shared_memory<K::kernel>(fn, Shape::threads, K::smem);
+  /* Whoever chose the grid (Kernel::grid or not), the kernel gets its shared memory. */
+  gpu_status s = allow_shared_memory<Kernel::kernel>(fn, Shape::threads, Kernel::smem);
   if (s != GPU_OK) return s;
   lookback_args lb;
   gp_tilestate ts{};
   /* Each block takes one ticket for its run. */
   s = prepare_lookback<seg_pair<T>>(fn, grid, 0, grid > 1 ? grid : 0, &lb, &ts, nullptr);
   if (s != GPU_OK) return s;
-  K::kernel<<<grid, Shape::threads, K::smem, stream>>>(in, out, n, uint32_t(tiles), exclusive, vector_ok, lb, src,
-                                                       values, epilogue);
+  Kernel::kernel<<<grid, Shape::threads, Kernel::smem, stream>>>(in, out, n, uint32_t(tiles), exclusive, vector_ok, lb,
+                                                                 src, values, epilogue);
   s = check_launch(fn, "seg_runs");
   gpu_status r = gp_tilestate_release(fn, &ts);
   return s != GPU_OK ? s : r;
@@ -168,9 +168,9 @@ template <typename T, gpu_op OP, typename Offset, typename Values, typename Epil
 gpu_status segreduce_launch(const char *fn, const T *in, uint64_t n, bool vector_ok,
                             const heads_from_offsets<Offset> &src, uint64_t tiles, cudaStream_t stream,
                             const Values &values, const Epilogue &epilogue) {
-  using K = seg_runs_kernel<T, OP, heads_from_offsets<Offset>, true, Values, Epilogue, Shape>;
+  using Kernel = seg_runs_kernel<T, OP, heads_from_offsets<Offset>, true, Values, Epilogue, Shape>;
   return seg_runs_launch<T, OP, heads_from_offsets<Offset>, true, Values, Epilogue, Shape>(
-      fn, in, nullptr, n, false, vector_ok, src, tiles, K::grid(tiles), stream, values, epilogue);
+      fn, in, nullptr, n, false, vector_ok, src, tiles, Kernel::grid(tiles), stream, values, epilogue);
 }
 
 /* A scan of one tile a block in either direction, on Shape's tiles. */

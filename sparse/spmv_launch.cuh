@@ -136,9 +136,9 @@ struct spmv_plan_state {
  * large shape (more bytes in flight a block), for 8-byte values 256 threads
  * of 8 items at 4 blocks an SM. Plans and direct calls choose alike, so
  * their bits agree. */
-template <int B>
+template <int BYTES>
 using spmv_large_shape =
-    std::conditional_t<B == 8, seg_tile_shape<SPMV_LARGE_8_THREADS, SPMV_LARGE_8_ROWS, 2, SPMV_LARGE_8_BLOCKS>,
+    std::conditional_t<BYTES == 8, seg_tile_shape<SPMV_LARGE_8_THREADS, SPMV_LARGE_8_ROWS, 2, SPMV_LARGE_8_BLOCKS>,
                        seg_tile_shape<SPMV_LARGE_4_THREADS, SPMV_LARGE_4_ROWS, 4, SPMV_LARGE_4_BLOCKS>>;
 
 template <typename T, typename Index, typename Shape>

@@ -26,12 +26,14 @@ template <typename T> struct seg_pair {
 
 template <typename T, gpu_op OP> struct seg_op {
   using Base = scan_op<T, OP>;
-  using P = seg_pair<T>;
-  __device__ static P apply(P a, P b) { return P{b.head ? b.value : Base::apply(a.value, b.value), a.head | b.head}; }
-  __device__ static P identity() { return P{Base::identity(), 0u}; }
-  __device__ static P neutral() { return P{Base::neutral(), 0u}; }
+  using Pair = seg_pair<T>;
+  __device__ static Pair apply(Pair a, Pair b) {
+    return Pair{b.head ? b.value : Base::apply(a.value, b.value), a.head | b.head};
+  }
+  __device__ static Pair identity() { return Pair{Base::identity(), 0u}; }
+  __device__ static Pair neutral() { return Pair{Base::neutral(), 0u}; }
   /* A fold that meets a head starts over there (lookback.cuh's op_resets_v). */
-  __device__ static bool resets(P p) { return p.head != 0; }
+  __device__ static bool resets(Pair p) { return p.head != 0; }
 };
 
 /* Pairs do not commute: folds must keep scan order (lookback.cuh). */

@@ -22,10 +22,10 @@
  *
  * Why: segscan_blocked's per-tile costs (a ticket, a published aggregate, a
  * look-back wait, and for offsets two dependent loads, tile_first[] then
- * the offsets) set its time: at 2^28 on the H200, reduce 0.33 of a copy,
- * scans 0.51-0.64. By runs (bench/NOTES.md): reduce 0.38-0.56 (i32),
- * 0.46-0.76 (f64), SpMV on large matrices 1.1-1.25x faster; scans over
- * offsets 0.66-0.84 (i32), by flags 0.88.
+ * the offsets) set its time. By runs no tile waits for another block:
+ * faster for reduce, for SpMV on large matrices and for scans over offsets
+ * and by flags wherever a block's run holds two tiles or more
+ * (bench/NOTES.md).
  *
  * Per tile, as segscan_blocked: load (and for SpMV the columns, then the
  * products; plain values come by cp.async one or two tiles ahead, see
@@ -40,6 +40,11 @@
  * Results: the same fixed order on every run for a given grid (the
  * device's resident blocks, fixed for a device), so floats give the same
  * bits run to run.
+ *
+ * The kernel (at the end) is a short sequence of steps, seg_run's member
+ * functions: the run's state (start_shared_state), its first copies
+ * (start_copies), each tile (run_tile: tile_heads, fetch_ahead_of,
+ * scan_in_run, write_tile), then the look-back and the lead (finish_lead).
  */
 #pragma once
 
@@ -94,14 +99,14 @@ __device__ inline T scan_from_prefix(T (&v)[ITEMS], uint32_t bits, T acc, uint32
  * restarts item by item) about half of a warp's instructions a tile went
  * here (bench/NOTES.md). Uniform across the block; one barrier.
  */
-template <typename T, gpu_op OP, typename B>
-__device__ inline void scan_in_run(T (&v)[B::items], uint32_t bits, uint32_t tile, uint32_t valid, bool excl,
-                                   uint32_t o, tile_scan_shared<seg_pair<T>, B::warps> &sh, seg_pair<T> *carry,
+template <typename T, gpu_op OP, typename Blocked>
+__device__ inline void scan_in_run(T (&v)[Blocked::items], uint32_t bits, uint32_t tile, uint32_t valid, bool excl,
+                                   uint32_t o, tile_scan_shared<seg_pair<T>, Blocked::warps> &sh, seg_pair<T> *carry,
                                    int warp, int lane) {
-  using P = seg_pair<T>;
+  using Pair = seg_pair<T>;
   using Op = seg_op<T, OP>;
   using Base = scan_op<T, OP>;
-  constexpr int ITEMS = B::items, NW = B::warps;
+  constexpr int ITEMS = Blocked::items, NW = Blocked::warps;
   static_assert(ITEMS <= 32, "a thread's start bits fit a word");
   constexpr uint32_t ITEM_BITS = ITEMS == 32 ? ~0u : (1u << ITEMS) - 1;
   bits &= ITEM_BITS;
@@ -110,32 +115,32 @@ __device__ inline void scan_in_run(T (&v)[B::items], uint32_t bits, uint32_t til
   T fold = v[0];
 #pragma unroll
   for (int j = 1; j < ITEMS; j++) fold = (bits >> j) & 1u ? v[j] : Base::apply(fold, v[j]);
-  const P incl = warp_inclusive_scan<Op, false>(P{fold, bits != 0}, lane);
-  const P lane_excl = warp_exclusive_from_inclusive<Op, false>(incl, lane);
-  const P warp_total = Op::apply(Op::neutral(), warp_last<false>(incl)); /* a shuffle: every lane */
+  const Pair incl = warp_inclusive_scan<Op, false>(Pair{fold, bits != 0}, lane);
+  const Pair lane_excl = warp_exclusive_from_inclusive<Op, false>(incl, lane);
+  const Pair warp_total = Op::apply(Op::neutral(), warp_last<false>(incl)); /* a shuffle: every lane */
   if (lane == 0) sh.warp_total[warp] = warp_total;
   __syncthreads();
-  const P wincl = warp_inclusive_scan<Op, false>(lane < NW ? sh.warp_total[lane] : Op::neutral(), lane);
-  const P warp_prefix = __shfl_sync(FULL_MASK, warp_exclusive_from_inclusive<Op, false>(wincl, lane), warp);
+  const Pair wincl = warp_inclusive_scan<Op, false>(lane < NW ? sh.warp_total[lane] : Op::neutral(), lane);
+  const Pair warp_prefix = __shfl_sync(FULL_MASK, warp_exclusive_from_inclusive<Op, false>(wincl, lane), warp);
   /* 4. The prefix: the run's fold, as combine_prefix_levels folds one level. */
-  const P prefix = Op::apply(Op::neutral(), sh.level_fold[0]);
+  const Pair prefix = Op::apply(Op::neutral(), sh.level_fold[0]);
   /* 5. The thread's prefix (scan_tile's thread base, row prefix and lane
    * prefix), then its items. */
-  const P acc = Op::apply(Op::apply(Op::apply(prefix, warp_prefix), Op::neutral()), lane_excl);
+  const Pair acc = Op::apply(Op::apply(Op::apply(prefix, warp_prefix), Op::neutral()), lane_excl);
   const uint32_t last = valid - 1 - o; /* the tile's last valid item, where it is this thread's */
   /* The bits again, as a value the compiler cannot see is `bits`: else it
    * keeps step 3's tests of them, 16 predicates, packed bit by bit into a
    * register (two instructions an item) to test them again here. */
   asm("mov.b32 %0, %0;" : "+r"(bits));
-  if (valid == uint32_t(B::tile_items)) { /* uniform: the last thread holds the last item */
+  if (valid == uint32_t(Blocked::tile_items)) { /* uniform: the last thread holds the last item */
     const T end = excl ? scan_from_prefix<false, true, Base>(v, bits, acc.value, 0, (T *)nullptr)
                        : scan_from_prefix<false, false, Base>(v, bits, acc.value, 0, (T *)nullptr);
-    if (threadIdx.x == B::threads - 1) *carry = P{end, acc.head | (bits != 0)};
+    if (threadIdx.x == Blocked::threads - 1) *carry = Pair{end, acc.head | (bits != 0)};
   } else {
     T at_last = acc.value;
     if (excl) scan_from_prefix<true, true, Base>(v, bits, acc.value, last, &at_last);
     else scan_from_prefix<true, false, Base>(v, bits, acc.value, last, &at_last);
-    if (last < uint32_t(ITEMS)) *carry = P{at_last, acc.head | ((bits & ((2u << last) - 1)) != 0)};
+    if (last < uint32_t(ITEMS)) *carry = Pair{at_last, acc.head | ((bits & ((2u << last) - 1)) != 0)};
   }
   /* An exclusive scan's first output is the identity, not the padding's neutral. */
   if (excl && tile == 0 && threadIdx.x == 0) v[0] = Base::identity();
@@ -312,21 +317,21 @@ template <typename Shape, typename Offset>
 __device__ inline void build_run_table(const heads_from_offsets<Offset> &src, uint32_t first, uint32_t end, uint64_t n,
                                        uint64_t e0, uint64_t e1, uint64_t *table) {
   constexpr uint64_t TILE = Shape::tile_items;
-  constexpr int K = 4; /* a thread's offsets in flight at once */
+  constexpr int IN_FLIGHT = 4; /* a thread's offsets in flight at once */
   const uint32_t r = end - first;
   for (uint32_t i = threadIdx.x; i <= r; i += Shape::threads) table[i] = i == 0 ? e0 : i == r ? e1 : 0;
   __syncthreads();
   const uint64_t last = e1 < src.nseg ? e1 : src.nseg;
-  for (uint64_t s0 = e0 + threadIdx.x; s0 <= last; s0 += uint64_t(K) * Shape::threads) {
-    int64_t prev[K], cur[K];
+  for (uint64_t s0 = e0 + threadIdx.x; s0 <= last; s0 += uint64_t(IN_FLIGHT) * Shape::threads) {
+    int64_t prev[IN_FLIGHT], cur[IN_FLIGHT];
 #pragma unroll
-    for (int k = 0; k < K; k++) {
+    for (int k = 0; k < IN_FLIGHT; k++) {
       const uint64_t s = s0 + uint64_t(k) * Shape::threads;
       cur[k] = s <= last ? int64_t(src.offsets[s]) : 0;
       prev[k] = s <= last && s > 0 ? int64_t(src.offsets[s - 1]) : 0;
     }
 #pragma unroll
-    for (int k = 0; k < K; k++) {
+    for (int k = 0; k < IN_FLIGHT; k++) {
       const uint64_t s = s0 + uint64_t(k) * Shape::threads;
       if (s > last) continue;
       if (!offset_in_order(offset_pair_view{prev[k], cur[k], s}, s, src.nseg, n)) *src.bad = 1;
@@ -363,100 +368,104 @@ __device__ inline void build_run_table(const heads_from_offsets<Offset> &src, ui
 }
 
 /*
- * The kernel. REDUCE: each segment's result to the epilogue (out, exclusive
- * unused); otherwise the inclusive or exclusive scan to out (plain values;
- * in == out allowed: a block reads only its own run, ahead of its writes).
+ * A block's run, as the kernel below walks it: the launch's arguments, the
+ * run's tiles [first, end), the block's shared memory, and what its steps
+ * hand over. The steps are the member functions, each inlined into the
+ * kernel. Every field refers to the kernel's own argument, local or shared
+ * variable, as a lambda's captures would: copies into the struct were
+ * promoted to registers in another order and compiled to other code
+ * (registers and spills change with it in the 4-byte instances).
+ * REDUCE: each segment's result to the epilogue (out, exclusive unused);
+ * otherwise the inclusive or exclusive scan to out (plain values; in == out
+ * allowed: a block reads only its own run, ahead of its writes).
  */
 template <typename T, gpu_op OP, typename Shape, typename Source, bool REDUCE, typename Values, typename Epilogue>
-__global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
-    seg_runs(const T *in, T *out, uint64_t n, uint32_t tiles, bool exclusive, bool vector_ok, lookback_args lb,
-             Source src, Values values, Epilogue epilogue) {
+struct seg_run {
   using Offset = offset_type<Source>;
-  constexpr bool OFFSETS = offsets_source<Source>;
-  static_assert(OFFSETS || !REDUCE, "reduce by offsets");
-  using P = seg_pair<T>;
+  using Pair = seg_pair<T>;
   using Op = seg_op<T, OP>;
   using Base = scan_op<T, OP>;
-  using B = blocked_shape<Shape>;
-  constexpr int ITEMS = Shape::items;
-  static_assert(blocked_tile_fits<T, Shape>());
-  static_assert(REDUCE || !Values::transforms, "scans take plain values");
-  __shared__ tile_scan_shared<P, Shape::warps> sh;
-  __shared__ stage_heads<B> s_heads;
-  constexpr bool PREFETCH = runs_prefetch<Values>;
-  constexpr bool STAGE_OFFSETS = runs_offset_stages<T, Source, REDUCE>;
-  constexpr bool FETCH = PREFETCH || STAGE_OFFSETS;
+  using Blocked = blocked_shape<Shape>;
+  static constexpr bool OFFSETS = offsets_source<Source>;
+  static constexpr int ITEMS = Shape::items;
+  static constexpr bool PREFETCH = runs_prefetch<Values>;
+  static constexpr bool STAGE_OFFSETS = runs_offset_stages<T, Source, REDUCE>;
+  static constexpr bool FETCH = PREFETCH || STAGE_OFFSETS;
   /* Offsets staged without a table (the walk): the next tile's first
    * segment comes from this tile's stage, so copies run one tile ahead. */
-  constexpr bool WALK = STAGE_OFFSETS && !REDUCE && source_offsets<Source>::staged;
+  static constexpr bool WALK = STAGE_OFFSETS && !REDUCE && source_offsets<Source>::staged;
+  /* Whether the block may write its run's entries of src.tile_first itself
+   * (runs_own_table), no launch before it having done so. */
+  static constexpr bool OWN_TABLE = runs_own_table<T> && OFFSETS && !REDUCE && !source_offsets<Source>::staged;
+  /* Scans: how the lead's outputs get the earlier runs' part (top). */
+  static constexpr bool LEAD_ONCE = !REDUCE && runs_lead_once<Source>;
+  static constexpr int RUNS_AHEAD = runs_ahead<REDUCE>, RUNS_STAGES = runs_stages<REDUCE>;
+  static_assert(OFFSETS || !REDUCE, "reduce by offsets");
+  static_assert(blocked_tile_fits<T, Shape>());
+  static_assert(REDUCE || !Values::transforms, "scans take plain values");
   static_assert(!WALK || runs_ahead<REDUCE> == 1, "the walk stages one tile ahead");
+
+  const T *const &in;
+  T *const &out;
+  const uint64_t &n;
+  const uint32_t &tiles;
+  const bool &exclusive, &vector_ok;
+  const lookback_args &lb;
+  const Source &src;
+  const Values &values;
+  const Epilogue &epilogue;
+  tile_scan_shared<Pair, Shape::warps> &sh;
+  stage_heads<Blocked> &s_heads;
+  unsigned char *run_stages; /* value stages, then offset stages */
+  Offset *offset_stages;
+  T *s_buf;                     /* the transpose, then the tile's results (no value stages) */
+  uint64_t (*s_segments)[2];    /* STAGE_OFFSETS: each staged tile's [first, last] segments */
+  Pair &s_carry;                /* the run's fold so far */
+  T &s_kept;                    /* reduce: the lead segment's fold within the run */
+  unsigned &s_kept_set;         /* ... once it ended in the run */
+  uint64_t &s_lead_segment;     /* the lead's segment (~0: the run has no lead) */
+  uint64_t &s_lead_end;         /* the run's first segment start (or n; flags: ~0 until found) */
+  uint64_t (&s_run_entries)[2]; /* WALK, own table: tile_first[first], tile_first[end] */
+  unsigned long long &s_next;   /* WALK: the next tile's first segment (walk_heads) */
+  uint64_t &s_next_far;         /* WALK: the same, searched past a window that overflowed */
+  const int &lane, &warp;
+  const uint32_t &run, &first, &end;
+  const uint64_t &run_base;
   /* Whether this launch walks (no table: src.tile_first NULL) or reads the
    * table (segments too dense for a window: segscan_launch.cuh). */
-  bool walking = false;
-  if constexpr (WALK) walking = src.tile_first == nullptr;
-  /* Whether the block writes its run's entries of src.tile_first itself
-   * (runs_own_table), no launch before it having done so. */
-  constexpr bool OWN_TABLE = runs_own_table<T> && OFFSETS && !REDUCE && !source_offsets<Source>::staged;
-  bool own_table = false;
-  if constexpr (OWN_TABLE) own_table = src.own_table;
-  /* Scans: how the lead's outputs get the earlier runs' part (top). */
-  constexpr bool LEAD_ONCE = !REDUCE && runs_lead_once<Source>;
-  constexpr int RUNS_AHEAD = runs_ahead<REDUCE>, RUNS_STAGES = runs_stages<REDUCE>;
-  extern __shared__ __align__(128) unsigned char run_stages[]; /* value stages, then offset stages */
-  Offset *const offset_stages =
-      reinterpret_cast<Offset *>(run_stages + runs_value_stages_bytes<T, Shape, Values, REDUCE>());
-  __shared__ __align__(16) T s_buf[PREFETCH ? 1 : Shape::tile_items]; /* the transpose, then the tile's results */
-  __shared__ uint64_t s_segments[RUNS_STAGES][2]; /* STAGE_OFFSETS: each staged tile's [first, last] segments */
-  __shared__ P s_carry;                           /* the run's fold so far */
-  __shared__ T s_kept;                            /* reduce: the lead segment's fold within the run */
-  __shared__ unsigned s_kept_set;                 /* ... once it ended in the run */
-  __shared__ uint64_t s_lead_segment;             /* the lead's segment (~0: the run has no lead) */
-  __shared__ uint64_t s_lead_end;                 /* the run's first segment start (or n; flags: ~0 until found) */
-  __shared__ uint32_t s_run;
-  __shared__ uint64_t s_run_entries[2];  /* WALK, own table: tile_first[first], tile_first[end] */
-  __shared__ unsigned long long s_next; /* WALK: the next tile's first segment (walk_heads) */
-  __shared__ uint64_t s_next_far;       /* WALK: the same, searched past a window that overflowed */
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  /* The block's run by ticket, not blockIdx: a run waits in its look-back
-   * only for runs taken before it, by blocks already running. */
-  const uint32_t run = take_tile(lb, &s_run);
-  const uint32_t first = run_start(tiles, run, gridDim.x), end = run_start(tiles, run + 1, gridDim.x);
-  const uint64_t run_base = uint64_t(first) * Shape::tile_items;
+  const bool &walking;
+  /* Whether the block writes its run's entries of src.tile_first itself. */
+  const bool &own_table;
+  uint64_t &lead_segment; /* s_lead_segment, read by every thread at the first tile */
+  /* STAGE_OFFSETS: the table entries of the next tile to fetch (next_a) and
+   * of the one after (next_b), each loaded an iteration before its use. */
+  uint64_t &next_a, &next_b;
 
   /* Offsets: the first segment starting at or after the run's first
    * element, s = tile_first[first]; the one before it reaches into the run
    * (the lead) if it starts earlier. Thread 0. */
-  auto set_lead = [&](uint64_t first_entry) {
+  __device__ __forceinline__ void set_lead(uint64_t first_entry) {
     if constexpr (OFFSETS) {
       const uint64_t s = first_entry < src.nseg ? first_entry : src.nseg;
       const uint64_t start = s < src.nseg ? clamped_offset(src.offsets, s, n) : n;
       s_lead_segment = s > 0 && start > run_base ? s - 1 : ~uint64_t(0);
       s_lead_end = start;
     }
-  };
-  if (threadIdx.x == 0) {
-    if constexpr (OFFSETS) {
-      if (!walking && !own_table) set_lead(src.tile_first[first]); /* else once its search is done, below */
-    } else {
-      s_lead_segment = ~uint64_t(0);
-      s_lead_end = ~uint64_t(0); /* lowered to the first head the run's tiles find */
-    }
-    s_carry = Op::neutral();
-    s_kept_set = 0;
   }
-  uint64_t lead_segment = ~uint64_t(0);
   /* The shared buffer of a tile: its stage, or the one transpose buffer. */
-  auto buffer_of = [&](uint32_t tile) {
+  __device__ __forceinline__ T *buffer_of(uint32_t tile) {
     return PREFETCH ? reinterpret_cast<T *>(run_stages) + (tile - first) % RUNS_STAGES * Shape::tile_items : s_buf;
-  };
+  }
   /* tile_first[t], or nseg past the table (as tile_segments reads it). */
-  auto table = [&](uint32_t t) -> uint64_t {
-    if constexpr (OFFSETS) return t < tiles ? src.tile_first[t] : src.nseg;
-    else return 0;
-  };
+  __device__ __forceinline__ uint64_t table(uint32_t t) {
+    if constexpr (OFFSETS)
+      return t < tiles ? src.tile_first[t] : src.nseg;
+    else
+      return 0;
+  }
   /* The tile's segments [first, last] (tile_segments, from its two table
    * entries) and where its offsets are: its stage, or global memory. */
-  auto offsets_of = [&](uint32_t tile) -> tile_offsets<Offset> {
+  __device__ __forceinline__ tile_offsets<Offset> offsets_of(uint32_t tile) {
     if constexpr (STAGE_OFFSETS) {
       const uint32_t k = (tile - first) % RUNS_STAGES;
       const uint64_t a = s_segments[k][0], l = s_segments[k][1], lo = a - (a > 0);
@@ -467,26 +476,26 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
     } else {
       return {};
     }
-  };
+  }
   /* Starts bringing tile `tile` of the run (if any) into its stages.
    * PREFETCH: its values, each 16-byte chunk where put_striped would put it
    * (so a warp reads back only its own lanes' copies); partial tiles and
-   * unaligned input by plain loads. STAGE_OFFSETS: offsets[lo, last] of its
-   * segments [first, last], from its table entries ta = tile_first[tile]
-   * and tb = tile_first[tile + 1], read a tile earlier. One commit group a
-   * tile, copies or not. */
-  auto fetch_values = [&](uint32_t tile) {
+   * unaligned input by plain loads. STAGE_OFFSETS (fetch): offsets[lo,
+   * last] of its segments [first, last], from its table entries ta =
+   * tile_first[tile] and tb = tile_first[tile + 1], read a tile earlier.
+   * One commit group a tile, copies or not. */
+  __device__ __forceinline__ void fetch_values(uint32_t tile) {
     if (tile < end) {
       const uint64_t base = uint64_t(tile) * Shape::tile_items;
       if constexpr (PREFETCH) {
         const uint32_t valid = uint32_t(min(n - base, uint64_t(Shape::tile_items)));
         T *buf = buffer_of(tile);
         if (vector_ok && valid == uint32_t(Shape::tile_items)) {
-          using C = vec16<T, Shape::vec>;
+          using Chunk = vec16<T, Shape::vec>;
 #pragma unroll
           for (int r = 0; r < Shape::rows; r++) {
             const uint32_t i = uint32_t(item_offset<Shape>(warp, lane, r));
-            copy_async(chunk_at<Shape>(buf, i), reinterpret_cast<const C *>(in + base + i));
+            copy_async(chunk_at<Shape>(buf, i), reinterpret_cast<const Chunk *>(in + base + i));
           }
         } else {
           T v[Shape::rows][Shape::vec];
@@ -495,8 +504,8 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
         }
       }
     }
-  };
-  auto fetch = [&](uint32_t tile, uint64_t ta, uint64_t tb, bool with_values = true) {
+  }
+  __device__ __forceinline__ void fetch(uint32_t tile, uint64_t ta, uint64_t tb, bool with_values = true) {
     if (with_values) fetch_values(tile);
     if (tile < end) {
       if constexpr (STAGE_OFFSETS) {
@@ -516,11 +525,11 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
       }
     }
     copy_async_commit();
-  };
+  }
   /* WALK: tile's offsets from the one before its first segment a, at most
    * src.walk_window of them and none past the run's end entry; its stage
    * keeps [a, the last staged one] in s_segments. */
-  auto fetch_offsets_walk = [&](uint32_t tile, uint64_t a, uint64_t run_end_entry) {
+  __device__ __forceinline__ void fetch_offsets_walk(uint32_t tile, uint64_t a, uint64_t run_end_entry) {
     if constexpr (WALK) {
       if (tile >= end) return;
       /* The window: 2 to RUNS_OFFSETS offsets, whatever the launch asked. */
@@ -535,97 +544,115 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
       for (uint32_t i = threadIdx.x; i < count; i += Shape::threads)
         copy_async(offset_stages + k * RUNS_OFFSETS + i, src.offsets + lo + i);
     }
-  };
-  /* STAGE_OFFSETS: the table entries of the next tile to fetch (next_a) and
-   * of the one after (next_b), each loaded an iteration before its use. */
-  uint64_t next_a = 0, next_b = 0;
-  /* WALK: tile_first[end], read from shared memory where used (a register
-   * through the loop made the 4-byte instances spill). */
-  const uint64_t &run_end_entry = s_run_entries[1];
-  if (walking) {
-    if constexpr (WALK) {
-      /* The first tile's values are on their way while warp 0 searches. */
-      fetch_values(first);
-      if (warp == 0) table_entries_by_warp<false>(src, first, end, tiles, Shape::tile_items, n, lane, s_run_entries);
-      __syncthreads();
-      next_a = s_run_entries[0];
-      if (threadIdx.x == 0) set_lead(next_a);
-      fetch_offsets_walk(first, next_a, run_end_entry);
-      copy_async_commit();
+  }
+
+  /* Step 1, thread 0: the run's lead where the table gives it now, and its
+   * fold so far (none). */
+  __device__ __forceinline__ void start_shared_state() {
+    if (threadIdx.x == 0) {
+      if constexpr (OFFSETS) {
+        if (!walking && !own_table) set_lead(src.tile_first[first]); /* else once its search is done */
+      } else {
+        s_lead_segment = ~uint64_t(0);
+        s_lead_end = ~uint64_t(0); /* lowered to the first head the run's tiles find */
+      }
+      s_carry = Op::neutral();
+      s_kept_set = 0;
     }
-  } else if constexpr (FETCH) {
-    if constexpr (OWN_TABLE) {
-      if (own_table) {
-        /* The first tile's values are on their way while the block builds
-         * its entries, in the offset stages (free until the first tile's
-         * copies), then writes them where the table's launch would have:
-         * the loop below reads them as it reads the table. Entry `end` is
-         * also the next run's first, the same value from its block. */
-        static_assert(RUNS_TABLE_MAX + 1 <= RUNS_STAGES * RUNS_OFFSETS, "a run's entries fit the offset stages");
+  }
+
+  /* Step 2 where the block builds its own entries of the table: the first
+   * tile's values are on their way while the block builds its entries, in
+   * the offset stages (free until the first tile's copies), then writes
+   * them where the table's launch would have: the tile loop reads them as
+   * it reads the table. Entry `end` is also the next run's first, the same
+   * value from its block. */
+  __device__ __forceinline__ void build_own_table() {
+    static_assert(RUNS_TABLE_MAX + 1 <= RUNS_STAGES * RUNS_OFFSETS, "a run's entries fit the offset stages");
+    fetch_values(first);
+    if (warp == 0) table_entries_by_warp<false>(src, first, end, tiles, Shape::tile_items, n, lane, s_run_entries);
+    __syncthreads();
+    uint64_t *const built = reinterpret_cast<uint64_t *>(offset_stages);
+    build_run_table<Shape>(src, first, end, n, s_run_entries[0], s_run_entries[1], built);
+    if (threadIdx.x == 0) set_lead(built[0]);
+    uint64_t *const entries = const_cast<uint64_t *>(src.tile_first);
+    for (uint32_t i = threadIdx.x; i <= end - first && first + i < tiles; i += Shape::threads)
+      entries[first + i] = built[i];
+    __syncthreads(); /* the entries, for this block's reads below; the stages, before their copies */
+  }
+
+  /* Step 2: the first tiles' copies under way. Walking, the run's first
+   * and end entries by warp 0's search while the first tile's values load;
+   * else (with the block's own table built first, where it builds one) the
+   * first RUNS_AHEAD tiles' copies from their table entries. */
+  __device__ __forceinline__ void start_copies() {
+    next_a = 0, next_b = 0;
+    if (walking) {
+      if constexpr (WALK) {
+        /* The first tile's values are on their way while warp 0 searches. */
         fetch_values(first);
         if (warp == 0) table_entries_by_warp<false>(src, first, end, tiles, Shape::tile_items, n, lane, s_run_entries);
         __syncthreads();
-        uint64_t *const built = reinterpret_cast<uint64_t *>(offset_stages);
-        build_run_table<Shape>(src, first, end, n, s_run_entries[0], s_run_entries[1], built);
-        if (threadIdx.x == 0) set_lead(built[0]);
-        uint64_t *const entries = const_cast<uint64_t *>(src.tile_first);
-        for (uint32_t i = threadIdx.x; i <= end - first && first + i < tiles; i += Shape::threads)
-          entries[first + i] = built[i];
-        __syncthreads(); /* the entries, for this block's reads below; the stages, before their copies */
+        next_a = s_run_entries[0];
+        if (threadIdx.x == 0) set_lead(next_a);
+        fetch_offsets_walk(first, next_a, s_run_entries[1]);
+        copy_async_commit();
       }
+    } else if constexpr (FETCH) {
+      if constexpr (OWN_TABLE)
+        if (own_table) build_own_table();
+      uint64_t entries[RUNS_AHEAD + 2]; /* all loads in flight at once */
+#pragma unroll
+      for (int i = 0; i < RUNS_AHEAD + 2; i++) entries[i] = STAGE_OFFSETS ? table(first + i) : 0;
+#pragma unroll
+      for (int i = 0; i < RUNS_AHEAD; i++) fetch(first + i, entries[i], entries[i + 1], !(own_table && i == 0));
+      next_a = entries[RUNS_AHEAD];
+      next_b = entries[RUNS_AHEAD + 1];
     }
-    uint64_t entries[RUNS_AHEAD + 2]; /* all loads in flight at once */
-#pragma unroll
-    for (int i = 0; i < RUNS_AHEAD + 2; i++) entries[i] = STAGE_OFFSETS ? table(first + i) : 0;
-#pragma unroll
-    for (int i = 0; i < RUNS_AHEAD; i++) fetch(first + i, entries[i], entries[i + 1], !(own_table && i == 0));
-    next_a = entries[RUNS_AHEAD];
-    next_b = entries[RUNS_AHEAD + 1];
+    /* Thread 0's run state above and s_segments of the first tiles: read
+     * (flags: s_lead_end) before any other barrier. */
+    __syncthreads();
   }
-  /* Thread 0's run state above and s_segments of the first tiles: read
-   * (flags: s_lead_end) before any other barrier. */
-  __syncthreads();
 
-  for (uint32_t tile = first; tile < end; tile++) {
-    const uint64_t base = uint64_t(tile) * Shape::tile_items;
-    const uint32_t valid = uint32_t(min(n - base, uint64_t(Shape::tile_items)));
-    T *buf = buffer_of(tile);
-    T v[Shape::rows][Shape::vec];
-    if constexpr (!PREFETCH)
-      load_tile<Shape, Values::stream_loads>(in + base, valid, vector_ok, warp, lane, v, Base::neutral());
-    const auto loaded = values.template load<Shape>(base, valid, warp, lane);
-    /* This tile's copies are done (the next tile's may be in flight); the
-     * barriers in stage_offset_heads show them to the whole block. */
-    if constexpr (FETCH) copy_async_wait<RUNS_AHEAD - 1>();
-    tile_offsets<Offset> off = offsets_of(tile);
+  /* A walking tile's start bits: off holds the staged offsets [a, last
+   * staged]; the tile's window ends at the next tile's first segment (the
+   * run's end entry for its last), which becomes next_a. */
+  __device__ __forceinline__ uint32_t walk_tile_heads(uint32_t tile, uint64_t base, uint32_t valid,
+                                                      tile_offsets<Offset> &off) {
+    const uint64_t &run_end_entry = s_run_entries[1];
     uint32_t heads;
-    const uint32_t o = item_offset<B>(warp, lane, 0);
-    if (walking) {
-      if constexpr (WALK) {
-        /* off: the staged offsets [a, last staged]; the tile's window ends at
-         * the next tile's first segment (the run's end entry for its last). */
-        const uint64_t tile_end = base + Shape::tile_items;
-        walk_heads<B>(off, s_heads, base, valid, tile_end, &s_next);
-        uint64_t next = tile + 1 == end ? run_end_entry
-                        : s_next != ~0ull ? uint64_t(s_next)
-                        : off.last == run_end_entry ? run_end_entry : ~uint64_t(0);
-        if (next <= off.last) {
-          off.last = next;
-          heads = staged_heads<Shape, false>(s_heads, base, valid, n, warp, lane);
-        } else {
-          /* The window did not fit its stage (uniform): the next tile's first
-           * segment lies past it, by a search up to the run's end entry, and
-           * the bits come from global memory. */
-          if (next == ~uint64_t(0)) {
-            if (warp == 0) walk_search_far(src.offsets, off.last + 1, run_end_entry, n, tile_end, &s_next_far);
-            __syncthreads();
-            next = s_next_far;
-          }
-          off = {src.offsets, 0, off.first, next, n};
-          heads = blocked_heads<Shape, false>(off, s_heads, base, valid, warp, lane);
-        }
-        next_a = next;
+    const uint64_t tile_end = base + Shape::tile_items;
+    walk_heads<Blocked>(off, s_heads, base, valid, tile_end, &s_next);
+    uint64_t next = tile + 1 == end             ? run_end_entry
+                    : s_next != ~0ull           ? uint64_t(s_next)
+                    : off.last == run_end_entry ? run_end_entry
+                                                : ~uint64_t(0);
+    if (next <= off.last) {
+      off.last = next;
+      heads = staged_heads<Shape, false>(s_heads, base, valid, n, warp, lane);
+    } else {
+      /* The window did not fit its stage (uniform): the next tile's first
+       * segment lies past it, by a search up to the run's end entry, and
+       * the bits come from global memory. */
+      if (next == ~uint64_t(0)) {
+        if (warp == 0) walk_search_far(src.offsets, off.last + 1, run_end_entry, n, tile_end, &s_next_far);
+        __syncthreads();
+        next = s_next_far;
       }
+      off = {src.offsets, 0, off.first, next, n};
+      heads = blocked_heads<Shape, false>(off, s_heads, base, valid, warp, lane);
+    }
+    next_a = next;
+    return heads;
+  }
+
+  /* Step 3a: the tile's start bits, a mask a thread (its items from o);
+   * off becomes the tile's segments and where their offsets are. */
+  __device__ __forceinline__ uint32_t tile_heads(uint32_t tile, uint64_t base, uint32_t valid, uint32_t o,
+                                                 tile_offsets<Offset> &off) {
+    uint32_t heads;
+    if (walking) {
+      if constexpr (WALK) heads = walk_tile_heads(tile, base, valid, off);
     } else if constexpr (OFFSETS) {
       heads = blocked_heads<Shape, false>(off, s_heads, base, valid, warp, lane);
     } else {
@@ -638,15 +665,16 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
       if (lead_open && heads)
         atomicMin(reinterpret_cast<unsigned long long *>(&s_lead_end), base + o + __ffs(heads) - 1);
     }
-    if (tile == first) lead_segment = s_lead_segment; /* after the barriers above */
-    /* The run's fold so far, as the tile's prefix (s_carry: final after
-     * those barriers; read by scan_tile after its first). */
-    if (threadIdx.x == 0) sh.level_fold[0] = s_carry;
-    /* Its barriers also mean every warp is done with tile - 1's stages,
-     * which tile + RUNS_AHEAD takes. */
+    return heads;
+  }
+
+  /* Step 3b: the copies of the tile RUNS_AHEAD after this one. The barriers
+   * of tile_heads mean every warp is done with tile - 1's stages, which
+   * tile + RUNS_AHEAD takes. */
+  __device__ __forceinline__ void fetch_ahead_of(uint32_t tile) {
     if (walking) {
       fetch_values(tile + 1); /* (walking: WALK instances only) */
-      fetch_offsets_walk(tile + 1, next_a, run_end_entry);
+      fetch_offsets_walk(tile + 1, next_a, s_run_entries[1]);
       copy_async_commit();
     } else if constexpr (FETCH) {
       fetch(tile + RUNS_AHEAD, next_a, next_b);
@@ -655,21 +683,16 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
         next_b = table(tile + RUNS_AHEAD + 2);
       }
     }
-    /* After the next tile's copies are under way; this tile's stage (shown
-     * by blocked_heads' barriers) is not the one they fill. */
-    if constexpr (OFFSETS && !REDUCE)
-      if (src.check_windows) check_window(off, src.nseg, src.bad);
-    /* SpMV's gathers of x after the start bits: before them, their round
-     * trip would overlap the offsets' but SpMV ran 3-11% slower (NOTES). */
-    if constexpr (Values::transforms) values.template operator()<Shape>(v, loaded, valid, warp, lane);
-    T y[1][ITEMS]; /* the tile's items in blocked order, then their outputs */
-    if constexpr (PREFETCH) {
-      get_blocked<Shape>(buf, y, warp, lane);
-    } else {
-      striped_to_blocked<Shape>(buf, v, y, warp, lane);
-    }
-    scan_in_run<T, OP, B>(y[0], heads, tile, valid, !REDUCE && exclusive, o, sh, &s_carry, warp, lane);
-    /* scan_tile's barriers lie between the transpose's reads and these writes. */
+  }
+
+  /* Step 3c: the tile's outputs. Reduce: the results to shared memory, and
+   * each segment ending in the tile takes its last element's
+   * (gather_segment_results), except the lead one. Scan: transposed back
+   * and stored, without the lead's items where LEAD_ONCE (they lack the
+   * earlier runs' part and are written after the look-back). scan_tile's
+   * barriers lie between the transpose's reads and these writes. */
+  __device__ __forceinline__ void write_tile(uint32_t tile, uint64_t base, uint32_t valid, T *buf, T (&y)[1][ITEMS],
+                                             const tile_offsets<Offset> &off) {
     if constexpr (REDUCE) {
       put_blocked<Shape>(buf, y, warp, lane);
       __syncthreads();
@@ -678,47 +701,65 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
     } else {
       T w[Shape::rows][Shape::vec];
       blocked_to_striped<Shape>(buf, y, w, warp, lane);
-      /* LEAD_ONCE: the lead's items lack the earlier runs' part and are
-       * written after the look-back, below. s_lead_end is final for this
-       * tile here (scan_tile's barriers follow this tile's atomicMin). */
+      /* s_lead_end is final for this tile here (scan_tile's barriers follow
+       * this tile's atomicMin). */
       if constexpr (LEAD_ONCE) {
         const uint64_t lead_end = s_lead_end;
         const uint32_t from = lead_end <= base ? 0 : lead_end - base >= valid ? valid : uint32_t(lead_end - base);
-        if (from == 0) store_tile<Shape>(out + base, valid, vector_ok, warp, lane, w); /* vector_ok: in, out aligned */
-        else if (from < valid) store_tile_range<Shape>(out + base, from, valid, warp, lane, w);
+        if (from == 0)
+          store_tile<Shape>(out + base, valid, vector_ok, warp, lane, w); /* vector_ok: in, out aligned */
+        else if (from < valid)
+          store_tile_range<Shape>(out + base, from, valid, warp, lane, w);
       } else {
         store_tile<Shape>(out + base, valid, vector_ok, warp, lane, w);
       }
     }
   }
-  if constexpr (FETCH) copy_async_wait<0>(); /* the groups past the run's end are empty */
-  __syncthreads(); /* s_carry and s_kept are final; scans: the run's outputs are visible to the block */
 
-  /* The runs' look-back: publish this run's fold; fold the earlier runs'
-   * only where the lead needs them (reduce: where its segment ended in this
-   * run; uniform after the barrier above). */
-  const bool lead_needs_prefix = REDUCE ? lead_segment != ~uint64_t(0) && s_kept_set : s_lead_end > run_base;
-  /* Published, and the prefix where the lead needs it: from the nearest of
-   * the 32 runs before that starts a segment, waiting only for the runs
-   * from there on (publish_and_prefix). */
-  const P prefix = lb.tiles > 1 ? publish_and_prefix<Op, B>(lb, run, s_carry, lead_needs_prefix, sh.level_fold, warp,
-                                                            lane)
-                                : Op::neutral();
-  if (!lead_needs_prefix) return;
-  if constexpr (REDUCE) {
-    if (threadIdx.x == 0) epilogue(lead_segment, Base::apply(prefix.value, s_kept), false);
-  } else if constexpr (!LEAD_ONCE) {
-    if (lb.tiles > 1) { /* the lead's outputs, written without the earlier runs' part: now with it */
-      const uint64_t run_end = min(uint64_t(end) * Shape::tile_items, n);
-      const uint64_t lead_end = s_lead_end < run_end ? s_lead_end : run_end;
-      for (uint64_t i = run_base + threadIdx.x; i < lead_end; i += Shape::threads)
-        out[i] = Base::apply(prefix.value, out[i]);
+  /* Step 3, a tile of the run: load (and for SpMV the columns, then the
+   * products), the start bits, transpose to blocked; scan_in_run scans the
+   * tile alone with the run's fold as its prefix; the outputs. */
+  __device__ __forceinline__ void run_tile(uint32_t tile) {
+    const uint64_t base = uint64_t(tile) * Shape::tile_items;
+    const uint32_t valid = uint32_t(min(n - base, uint64_t(Shape::tile_items)));
+    T *buf = buffer_of(tile);
+    T v[Shape::rows][Shape::vec];
+    if constexpr (!PREFETCH)
+      load_tile<Shape, Values::stream_loads>(in + base, valid, vector_ok, warp, lane, v, Base::neutral());
+    const auto loaded = values.template load<Shape>(base, valid, warp, lane);
+    /* This tile's copies are done (the next tile's may be in flight); the
+     * barriers in stage_offset_heads show them to the whole block. */
+    if constexpr (FETCH) copy_async_wait<RUNS_AHEAD - 1>();
+    tile_offsets<Offset> off = offsets_of(tile);
+    const uint32_t o = item_offset<Blocked>(warp, lane, 0);
+    const uint32_t heads = tile_heads(tile, base, valid, o, off);
+    if (tile == first) lead_segment = s_lead_segment; /* after the barriers above */
+    /* The run's fold so far, as the tile's prefix (s_carry: final after
+     * those barriers; read by scan_tile after its first). */
+    if (threadIdx.x == 0) sh.level_fold[0] = s_carry;
+    fetch_ahead_of(tile);
+    /* After the next tile's copies are under way; this tile's stage (shown
+     * by blocked_heads' barriers) is not the one they fill. */
+    if constexpr (OFFSETS && !REDUCE)
+      if (src.check_windows) check_window(off, src.nseg, src.bad);
+    /* SpMV's gathers of x after the start bits: before them, their round
+     * trip would overlap the offsets' but SpMV ran slower (bench/NOTES.md). */
+    if constexpr (Values::transforms) values.template operator()<Shape>(v, loaded, valid, warp, lane);
+    T y[1][ITEMS]; /* the tile's items in blocked order, then their outputs */
+    if constexpr (PREFETCH) {
+      get_blocked<Shape>(buf, y, warp, lane);
+    } else {
+      striped_to_blocked<Shape>(buf, v, y, warp, lane);
     }
-  } else {
-    /* The lead, scanned again from the input with the earlier runs' fold as
-     * its prefix (it holds no segment start), and written. In place, the
-     * run's pass has written the items after the lead: only later items
-     * read them. */
+    scan_in_run<T, OP, Blocked>(y[0], heads, tile, valid, !REDUCE && exclusive, o, sh, &s_carry, warp, lane);
+    write_tile(tile, base, valid, buf, y, off);
+  }
+
+  /* Step 5, scans by head flags (LEAD_ONCE): the lead, scanned again from
+   * the input with the earlier runs' fold as its prefix (it holds no
+   * segment start), and written. In place, the run's pass has written the
+   * items after the lead: only later items read them. */
+  __device__ __forceinline__ void rescan_lead(const Pair &prefix) {
     const uint64_t run_end = min(uint64_t(end) * Shape::tile_items, n);
     const uint64_t lead_end = s_lead_end < run_end ? s_lead_end : run_end;
     T *buf = buffer_of(first);
@@ -732,13 +773,93 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
       load_tile<Shape>(in + base, valid, vector_ok, warp, lane, v, Base::neutral());
       T y[1][ITEMS];
       striped_to_blocked<Shape>(buf, v, y, warp, lane);
-      scan_in_run<T, OP, B>(y[0], 0u, tile, valid, exclusive, item_offset<B>(warp, lane, 0), sh, &s_carry, warp, lane);
+      scan_in_run<T, OP, Blocked>(y[0], 0u, tile, valid, exclusive, item_offset<Blocked>(warp, lane, 0), sh, &s_carry,
+                                  warp, lane);
       T w[Shape::rows][Shape::vec];
       blocked_to_striped<Shape>(buf, y, w, warp, lane);
       const uint64_t count = lead_end - base < valid ? lead_end - base : valid;
       store_tile<Shape>(out + base, uint32_t(count), vector_ok, warp, lane, w);
     }
   }
+
+  /* Step 4, the runs' look-back: publish this run's fold; fold the earlier
+   * runs' only where the lead needs them (reduce: where its segment ended
+   * in this run; uniform after the kernel's last barrier). Step 5: the
+   * lead's results or outputs with that prefix. */
+  __device__ __forceinline__ void finish_lead() {
+    const bool lead_needs_prefix = REDUCE ? lead_segment != ~uint64_t(0) && s_kept_set : s_lead_end > run_base;
+    /* Published, and the prefix where the lead needs it: from the nearest of
+     * the 32 runs before that starts a segment, waiting only for the runs
+     * from there on (publish_and_prefix). */
+    const Pair prefix =
+        lb.tiles > 1 ? publish_and_prefix<Op, Blocked>(lb, run, s_carry, lead_needs_prefix, sh.level_fold, warp, lane)
+                     : Op::neutral();
+    if (!lead_needs_prefix) return;
+    if constexpr (REDUCE) {
+      if (threadIdx.x == 0) epilogue(lead_segment, Base::apply(prefix.value, s_kept), false);
+    } else if constexpr (!LEAD_ONCE) {
+      if (lb.tiles > 1) { /* the lead's outputs, written without the earlier runs' part: now with it */
+        const uint64_t run_end = min(uint64_t(end) * Shape::tile_items, n);
+        const uint64_t lead_end = s_lead_end < run_end ? s_lead_end : run_end;
+        for (uint64_t i = run_base + threadIdx.x; i < lead_end; i += Shape::threads)
+          out[i] = Base::apply(prefix.value, out[i]);
+      }
+    } else {
+      rescan_lead(prefix);
+    }
+  }
+};
+
+/* The kernel: the block's run by ticket, its tiles one after another, then
+ * its lead (seg_run's steps). */
+template <typename T, gpu_op OP, typename Shape, typename Source, bool REDUCE, typename Values, typename Epilogue>
+__global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
+    seg_runs(const T *in, T *out, uint64_t n, uint32_t tiles, bool exclusive, bool vector_ok, lookback_args lb,
+             Source src, Values values, Epilogue epilogue) {
+  using Run = seg_run<T, OP, Shape, Source, REDUCE, Values, Epilogue>;
+  using Offset = typename Run::Offset;
+  using Pair = seg_pair<T>;
+  /* Whether this launch walks, and whether the block builds its entries of
+   * the table (seg_run's walking and own_table). */
+  bool walking = false;
+  if constexpr (Run::WALK) walking = src.tile_first == nullptr;
+  bool own_table = false;
+  if constexpr (Run::OWN_TABLE) own_table = src.own_table;
+  __shared__ tile_scan_shared<Pair, Shape::warps> sh;
+  __shared__ stage_heads<typename Run::Blocked> s_heads;
+  extern __shared__ __align__(128) unsigned char run_stages[]; /* value stages, then offset stages */
+  __shared__ __align__(16) T s_buf[Run::PREFETCH ? 1 : Shape::tile_items];
+  __shared__ uint64_t s_segments[Run::RUNS_STAGES][2];
+  __shared__ Pair s_carry;
+  __shared__ T s_kept;
+  __shared__ unsigned s_kept_set;
+  __shared__ uint64_t s_lead_segment;
+  __shared__ uint64_t s_lead_end;
+  __shared__ uint32_t s_run;
+  __shared__ uint64_t s_run_entries[2];
+  __shared__ unsigned long long s_next;
+  __shared__ uint64_t s_next_far;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  /* The block's run by ticket, not blockIdx: a run waits in its look-back
+   * only for runs taken before it, by blocks already running. */
+  const uint32_t run = take_tile(lb, &s_run);
+  const uint32_t first = run_start(tiles, run, gridDim.x), end = run_start(tiles, run + 1, gridDim.x);
+  const uint64_t run_base = uint64_t(first) * Shape::tile_items;
+  uint64_t lead_segment = ~uint64_t(0); /* none until the first tile */
+  uint64_t next_a, next_b; /* (start_copies) */
+  Offset *const offset_stages =
+      reinterpret_cast<Offset *>(run_stages + runs_value_stages_bytes<T, Shape, Values, REDUCE>());
+  Run r{in, out, n, tiles, exclusive, vector_ok, lb, src, values, epilogue,                  /* the launch */
+        sh, s_heads, run_stages, offset_stages, s_buf, s_segments, s_carry, s_kept, s_kept_set, /* shared */
+        s_lead_segment, s_lead_end, s_run_entries, s_next, s_next_far,                        /* memory */
+        lane, warp, run, first, end, run_base, walking, own_table, lead_segment, next_a, next_b}; /* the run */
+
+  r.start_shared_state(); /* 1. the run's lead (offsets, where known) and fold */
+  r.start_copies();       /* 2. the first tiles' copies (and the run's table entries) */
+  for (uint32_t tile = first; tile < end; tile++) r.run_tile(tile); /* 3. the run's tiles */
+  if constexpr (Run::FETCH) copy_async_wait<0>(); /* the groups past the run's end are empty */
+  __syncthreads(); /* s_carry and s_kept are final; scans: the run's outputs are visible to the block */
+  r.finish_lead(); /* 4, 5. the look-back, and the lead */
 }
 
 }  // namespace gp

@@ -56,24 +56,24 @@ namespace gp {
  * rounding before them they fit `windows` windows of `span` = 16 a
  * thread; and the mean segment length above which no launch goes direct. */
 template <typename T> struct direct_shape {
-  using S = warps_reduce_shape<T>;
+  using WarpsShape = warps_reduce_shape<T>;
   static constexpr int items = SEG_DIRECT_ITEMS; /* a thread's, in a window's scan */
-  static constexpr uint64_t span = uint64_t(S::threads) * items;
+  static constexpr uint64_t span = uint64_t(WarpsShape::threads) * items;
   static constexpr uint64_t windows = segreduce_direct_tuning::windows;
   static constexpr uint64_t buffers = windows > 1 ? 2 : 1;
-  static constexpr uint64_t cap = windows * span - S::vec;
-  static constexpr uint64_t max_group = S::threads - 1; /* per + 1 offsets, one a thread */
+  static constexpr uint64_t cap = windows * span - WarpsShape::vec;
+  static constexpr uint64_t max_group = WarpsShape::threads - 1; /* per + 1 offsets, one a thread */
   static constexpr uint64_t mean = segreduce_direct_tuning::max_mean;
-  static constexpr uint64_t group_mean_cap = uint64_t(segreduce_direct_tuning::group_windows) * span - S::vec;
+  static constexpr uint64_t group_mean_cap = uint64_t(segreduce_direct_tuning::group_windows) * span - WarpsShape::vec;
   static constexpr uint64_t n_direct_per_group = (group_mean_cap < cap ? group_mean_cap : cap) / 2;
   /* The stages' bytes in a direct launch (nothing is copied there then):
    * the buffers of values (swizzled), a window's start bits, the warps'
    * aggregates, and the group's offsets at the end. */
   static constexpr size_t bits_at = buffers * span * sizeof(T);
   static constexpr size_t aggs_at = bits_at + span / 8;
-  static constexpr size_t raw_at = S::smem - (max_group + 1) * sizeof(int64_t);
+  static constexpr size_t raw_at = WarpsShape::smem - (max_group + 1) * sizeof(int64_t);
   static_assert(windows >= 1, "a group takes one window at least");
-  static_assert(aggs_at + S::warps * sizeof(seg_pair<T>) <= raw_at, "the stages are too small for a group");
+  static_assert(aggs_at + WarpsShape::warps * sizeof(seg_pair<T>) <= raw_at, "the stages are too small for a group");
 };
 
 /* What the host decides for a direct launch. */
@@ -110,11 +110,11 @@ template <typename T, gpu_op OP, typename Epilogue>
 __device__ __noinline__ void helpers_reduce(const T *in, const int64_t *offsets, uint64_t nseg, uint64_t n_max,
                                             bool vector_ok, lookback_args lb, uint32_t groups, uint64_t per,
                                             unsigned *bad, Epilogue epilogue) {
-  using S = warps_reduce_shape<T>;
+  using WarpsShape = warps_reduce_shape<T>;
   lb.tiles = gridDim.x - groups;
   lb.levels = lookback_plan(lb.tiles).levels; /* the helpers' entries: fewer than the grid's */
   const heavy_group_results<T, Epilogue> results{epilogue, offsets, nseg, clamp_offset(offsets[nseg], n_max), per};
-  segreduce_warps_block<T, OP>(in, offsets, nseg, n_max, uint64_t(lb.tiles) * S::warps, vector_ok, lb,
+  segreduce_warps_block<T, OP>(in, offsets, nseg, n_max, uint64_t(lb.tiles) * WarpsShape::warps, vector_ok, lb,
                                blockIdx.x - groups, bad, results, [](uint64_t) { return false; });
 }
 
@@ -124,13 +124,14 @@ __device__ __noinline__ void helpers_reduce(const T *in, const int64_t *offsets,
  * elements for the rest. One commit group a window. */
 template <typename T>
 __device__ inline void stage_window(T *buf, const T *in, uint64_t wb, uint64_t wl, bool vector_ok) {
-  using S = warps_reduce_shape<T>;
-  constexpr int VEC = S::vec;
+  using WarpsShape = warps_reduce_shape<T>;
+  constexpr int VEC = WarpsShape::vec;
   const uint32_t chunks = vector_ok ? uint32_t(wl / VEC) : 0;
-  for (uint32_t c = threadIdx.x; c < chunks; c += S::threads)
+  for (uint32_t c = threadIdx.x; c < chunks; c += WarpsShape::threads)
     copy_async(reinterpret_cast<vec16<T, VEC> *>(buf + swizzled<VEC>(c * VEC)),
                reinterpret_cast<const vec16<T, VEC> *>(in + wb + c * VEC));
-  for (uint32_t i = chunks * VEC + threadIdx.x; i < wl; i += S::threads) copy_async(buf + swizzled<VEC>(i), in + wb + i);
+  for (uint32_t i = chunks * VEC + threadIdx.x; i < wl; i += WarpsShape::threads)
+    copy_async(buf + swizzled<VEC>(i), in + wb + i);
   copy_async_commit();
 }
 
@@ -171,18 +172,18 @@ template <typename T, gpu_op OP, typename Epilogue>
 __device__ inline void scan_window(T *buf, unsigned char *stages, const int64_t *raw, uint64_t count, uint64_t n,
                                    uint64_t a, uint64_t end, uint64_t wb, uint64_t wl, uint64_t g0,
                                    bool first, seg_pair<T> &carry, Epilogue &epilogue) {
-  using S = warps_reduce_shape<T>;
-  using D = direct_shape<T>;
+  using WarpsShape = warps_reduce_shape<T>;
+  using DirectShape = direct_shape<T>;
   using Base = scan_op<T, OP>;
-  using P = seg_pair<T>;
+  using Pair = seg_pair<T>;
   using Op = seg_op<T, OP>;
-  constexpr int VEC = S::vec, WARPS = S::warps, ITEMS = D::items;
+  constexpr int VEC = WarpsShape::vec, WARPS = WarpsShape::warps, ITEMS = DirectShape::items;
   const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
-  uint32_t *const bits = reinterpret_cast<uint32_t *>(stages + D::bits_at);
-  P *const aggs = reinterpret_cast<P *>(stages + D::aggs_at);
-  for (uint32_t k = t; k < D::span / 32; k += S::threads) bits[k] = 0;
+  uint32_t *const bits = reinterpret_cast<uint32_t *>(stages + DirectShape::bits_at);
+  Pair *const aggs = reinterpret_cast<Pair *>(stages + DirectShape::aggs_at);
+  for (uint32_t k = t; k < DirectShape::span / 32; k += WarpsShape::threads) bits[k] = 0;
   __syncthreads();
-  for (uint64_t j = t; j < count; j += S::threads) {
+  for (uint64_t j = t; j < count; j += WarpsShape::threads) {
     uint64_t s, e;
     group_segment(raw, j, n, a, end, &s, &e);
     if (s < e && s >= wb && s - wb < wl) atomicOr(&bits[(s - wb) / 32], 1u << ((s - wb) % 32));
@@ -204,11 +205,11 @@ __device__ inline void scan_window(T *buf, unsigned char *stages, const int64_t 
     fold = h ? x[k] : Base::apply(fold, x[k]);
     any |= h;
   }
-  const P incl = warp_inclusive_scan<Op, false>(P{fold, any}, lane);
-  const P warp_total = warp_last<false>(incl);
+  const Pair incl = warp_inclusive_scan<Op, false>(Pair{fold, any}, lane);
+  const Pair warp_total = warp_last<false>(incl);
   if (lane == 0) aggs[warp] = warp_total;
   __syncthreads();
-  P before = carry;
+  Pair before = carry;
   for (int k = 0; k < warp; k++) before = Op::apply(before, aggs[k]);
   for (int k = 0; k < WARPS; k++) carry = Op::apply(carry, aggs[k]);
   T v = Op::apply(before, warp_exclusive_from_inclusive<Op, false>(incl, lane)).value;
@@ -224,7 +225,7 @@ __device__ inline void scan_window(T *buf, unsigned char *stages, const int64_t 
     *reinterpret_cast<vec16<T, VEC> *>(buf + swizzled<VEC>(t * ITEMS + c * VEC)) = y;
   }
   __syncthreads();
-  for (uint64_t j = t; j < count; j += S::threads) {
+  for (uint64_t j = t; j < count; j += WarpsShape::threads) {
     uint64_t s, e;
     group_segment(raw, j, n, a, end, &s, &e);
     if (s >= e) {
@@ -244,30 +245,33 @@ template <typename T, gpu_op OP, typename Epilogue>
 __device__ inline void reduce_group(unsigned char *stages, const T *in, bool vector_ok, const int64_t *raw,
                                     uint64_t count, uint64_t n, uint64_t a, uint64_t end, uint64_t g0,
                                     Epilogue &epilogue) {
-  using S = warps_reduce_shape<T>;
-  using D = direct_shape<T>;
-  using P = seg_pair<T>;
+  using WarpsShape = warps_reduce_shape<T>;
+  using DirectShape = direct_shape<T>;
+  using Pair = seg_pair<T>;
   using Op = seg_op<T, OP>;
-  constexpr int VEC = S::vec;
+  constexpr int VEC = WarpsShape::vec;
   const uint64_t a0 = vector_ok ? a / VEC * VEC : a;
-  const uint64_t windows = end > a0 ? (end - a0 + D::span - 1) / D::span : 1; /* (one for empty segments) */
+  const uint64_t windows =
+      end > a0 ? (end - a0 + DirectShape::span - 1) / DirectShape::span : 1; /* (one for empty segments) */
   auto window = [&](uint64_t k, uint64_t *wb) {
-    *wb = a0 + k * D::span;
-    return end - *wb < D::span ? end - *wb : D::span;
+    *wb = a0 + k * DirectShape::span;
+    return end - *wb < DirectShape::span ? end - *wb : DirectShape::span;
   };
-  auto buffer = [&](uint64_t k) { return reinterpret_cast<T *>(stages) + (k % D::buffers) * D::span; };
-  for (uint64_t k = 0; k < windows && k < D::buffers; k++) {
+  auto buffer = [&](uint64_t k) {
+    return reinterpret_cast<T *>(stages) + (k % DirectShape::buffers) * DirectShape::span;
+  };
+  for (uint64_t k = 0; k < windows && k < DirectShape::buffers; k++) {
     uint64_t wb;
     const uint64_t wl = window(k, &wb);
     stage_window(buffer(k), in, wb, wl, vector_ok);
   }
-  if (windows == 1 && count <= uint64_t(S::warps) && end - a <= 1024) {
+  if (windows == 1 && count <= uint64_t(WarpsShape::warps) && end - a <= 1024) {
     copy_async_wait<0>();
     __syncthreads();
     reduce_group_by_warps<T, OP>(buffer(0), raw, count, n, a, end, a0, g0, epilogue);
     return;
   }
-  P carry = Op::neutral();
+  Pair carry = Op::neutral();
   for (uint64_t k = 0; k < windows; k++) {
     if (k + 1 < windows) copy_async_wait<1>(); /* (never with one buffer: one window then) */
     else copy_async_wait<0>();
@@ -275,11 +279,11 @@ __device__ inline void reduce_group(unsigned char *stages, const T *in, bool vec
     uint64_t wb;
     const uint64_t wl = window(k, &wb);
     scan_window<T, OP>(buffer(k), stages, raw, count, n, a, end, wb, wl, g0, k == 0, carry, epilogue);
-    if (k + D::buffers < windows) {
+    if (k + DirectShape::buffers < windows) {
       __syncthreads(); /* every thread's reads of the results from this buffer */
       uint64_t nb;
-      const uint64_t nl = window(k + D::buffers, &nb);
-      stage_window(buffer(k + D::buffers), in, nb, nl, vector_ok);
+      const uint64_t nl = window(k + DirectShape::buffers, &nb);
+      stage_window(buffer(k + DirectShape::buffers), in, nb, nl, vector_ok);
     }
   }
 }
@@ -288,18 +292,18 @@ template <typename T, gpu_op OP, typename Epilogue>
 __global__ void __launch_bounds__(warps_reduce_shape<T>::threads, warps_reduce_shape<T>::min_blocks)
     segreduce_direct(const T *in, const int64_t *offsets, uint64_t nseg, uint64_t n_max, uint64_t grid_warps,
                      bool vector_ok, lookback_args lb, unsigned *bad, Epilogue epilogue, direct_args da) {
-  using S = warps_reduce_shape<T>;
-  using D = direct_shape<T>;
+  using WarpsShape = warps_reduce_shape<T>;
+  using DirectShape = direct_shape<T>;
   extern __shared__ __align__(128) unsigned char warp_stages[];
   const int t = threadIdx.x;
   const bool owner = blockIdx.x < da.groups;
   const uint64_t g0 = uint64_t(blockIdx.x) * da.per;
   const uint64_t count = owner && g0 < nseg ? (nseg - g0 < da.per ? nseg - g0 : da.per) : 0; /* its segments */
-  int64_t *const raw = reinterpret_cast<int64_t *>(warp_stages + D::raw_at);
+  int64_t *const raw = reinterpret_cast<int64_t *>(warp_stages + DirectShape::raw_at);
   const bool mine = count > 0 && uint64_t(t) <= count; /* thread t holds offsets[g0 + t] */
   int64_t my_raw = 0; /* read first; to raw[t] once the launch goes direct */
   if (mine) my_raw = offsets[g0 + t];
-  const uint64_t mean_limit = nseg * D::mean;
+  const uint64_t mean_limit = nseg * DirectShape::mean;
   uint64_t n = 0;
   auto direct = [&](uint64_t n_seen) {
     n = n_seen;
@@ -326,7 +330,7 @@ __global__ void __launch_bounds__(warps_reduce_shape<T>::threads, warps_reduce_s
     if (__syncthreads_or(malformed) && t == 0) *bad = 1;
     uint64_t a = 0;
     const uint64_t elements = count > 0 ? group_elements(raw[0], raw[count], n, &a) : 0;
-    const bool heavy = elements > D::cap;
+    const bool heavy = elements > DirectShape::cap;
     if (t == 0) {
       if (heavy) {
         *da.heavy = lb.epoch;

@@ -10,12 +10,8 @@
  * shuffles): about 2.5-5 shuffles an item, where a plain scan of 4-byte
  * values needs under 1. Holding consecutive items, a thread folds them
  * serially (a select and an add an item) and its warp does ONE warp scan of
- * pairs a tile. Measured on the H200 against scanning in the striped layout
- * (same shapes and look-back): scans by head flags at 2^28 0.46 -> 0.53 of a
- * copy's speed, by offsets 0.36-0.41 -> 0.39-0.45, segmented reduce
- * 0.23-0.26 -> 0.27-0.28; SpMV, cuSPARSE time / gpuprim time, large
- * matrices 0.46-0.74 -> 0.52-0.77, real matrices (geometric mean) 1.01 ->
- * 1.06 (bench/NOTES.md).
+ * pairs a tile: faster than scanning in the striped layout at the same
+ * shapes, for scans, reduce and SpMV alike (bench/NOTES.md).
  *
  * Per tile:
  *   1. load the tile coalesced (load_tile: 16-byte vectors, striped), and
@@ -164,14 +160,14 @@ __host__ __device__ constexpr uint32_t nonzero_bytes(uint32_t w) {
 template <typename Shape, bool REVERSE>
 __device__ inline uint32_t blocked_heads(const heads_from_flags &src, stage_heads<blocked_shape<Shape>> &, uint32_t,
                                          uint32_t, uint64_t base, uint32_t valid, uint64_t n, int warp, int lane) {
-  using B = blocked_shape<Shape>;
+  using Blocked = blocked_shape<Shape>;
   constexpr int ITEMS = Shape::items;
   static_assert(ITEMS == 8 || ITEMS == 16, "a thread's flags are one 8- or 16-byte load");
   /* base and the thread's offset in the tile are multiples of ITEMS: its
    * bytes are aligned when heads is. */
   if (valid != uint32_t(Shape::tile_items) || reinterpret_cast<uintptr_t>(src.heads) % ITEMS != 0)
-    return thread_heads<B, REVERSE>(src, base, valid, n, warp, lane);
-  const uint64_t g = base + item_offset<B>(warp, lane, 0);
+    return thread_heads<Blocked, REVERSE>(src, base, valid, n, warp, lane);
+  const uint64_t g = base + item_offset<Blocked>(warp, lane, 0);
   uint32_t raw; /* bit j: heads[g + j] != 0 */
   if constexpr (ITEMS == 16) {
     const uint4 w = *reinterpret_cast<const uint4 *>(src.heads + g);
@@ -196,10 +192,10 @@ __device__ inline uint32_t blocked_heads(const heads_from_flags &src, stage_head
 template <typename Shape, bool REVERSE>
 __device__ inline uint32_t staged_heads(const stage_heads<blocked_shape<Shape>> &sh, uint64_t base, uint32_t valid,
                                         uint64_t n, int warp, int lane) {
-  using B = blocked_shape<Shape>;
+  using Blocked = blocked_shape<Shape>;
   constexpr int ITEMS = Shape::items;
   static_assert(32 % ITEMS == 0, "a thread's flags lie in one word");
-  const uint32_t o = item_offset<B>(warp, lane, 0);
+  const uint32_t o = item_offset<Blocked>(warp, lane, 0);
   constexpr uint32_t all = ITEMS == 32 ? ~0u : (1u << ITEMS) - 1;
   uint32_t bits = (sh.bits[o >> 5] >> (o & 31)) & all;
   /* The input's first element (forward) or last (reverse) always counts. */
@@ -245,26 +241,25 @@ template <typename T, typename Shape> constexpr bool blocked_tile_fits() {
  * (tile_first[], then the offsets starting segments in it; for SpMV the
  * columns, then x) and the epilogue's scattered accesses. A persistent
  * block per SM runs those chains one after another; several blocks per SM
- * run them side by side. Measured on the H200 at 2^28, before the blocked
- * arrangement: heads 0.46 of a copy against 0.45 (4-byte) and 0.53 against
- * 0.37 (8-byte); at 2^16 10 us against 17. The look-back is the scan's:
- * take_tile hands tiles out in launch order, so a block only waits for
- * blocks already running (or, by_index, for blocks that all fit at once).
+ * run them side by side, which measured faster (bench/NOTES.md). The
+ * look-back is the scan's: take_tile hands tiles out in launch order, so a
+ * block only waits for blocks already running (or, by_index, for blocks
+ * that all fit at once).
  */
 template <typename T, gpu_op OP, typename Shape, bool REVERSE, typename Source, bool REDUCE, typename Values,
           typename Epilogue>
 __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
     segscan_blocked(const T *in, T *out, uint64_t n, bool exclusive, bool vector_ok, lookback_args lb, Source src,
                     Values values, Epilogue epilogue, bool by_index) {
-  using P = seg_pair<T>;
+  using Pair = seg_pair<T>;
   using Op = seg_op<T, OP>;
   using Base = scan_op<T, OP>;
-  using B = blocked_shape<Shape>;
+  using Blocked = blocked_shape<Shape>;
   constexpr int ITEMS = Shape::items;
   static_assert(blocked_tile_fits<T, Shape>());
   __shared__ uint32_t s_tile;
-  __shared__ tile_scan_shared<P, Shape::warps> sh;
-  __shared__ stage_heads<B> s_heads;
+  __shared__ tile_scan_shared<Pair, Shape::warps> sh;
+  __shared__ stage_heads<Blocked> s_heads;
   __shared__ __align__(16) T s_buf[Shape::tile_items]; /* the transposes; reduce: the tile's results */
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 
@@ -293,15 +288,16 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
   }
   if constexpr (Values::transforms) values.template operator()<Shape>(v, loaded, at.valid, warp, lane);
   /* 3. */
-  P x[1][ITEMS];
+  Pair x[1][ITEMS];
   {
     T b[1][ITEMS];
     striped_to_blocked<Shape>(s_buf, v, b, warp, lane);
 #pragma unroll
-    for (int j = 0; j < ITEMS; j++) x[0][j] = P{b[0][j], (heads >> j) & 1u};
+    for (int j = 0; j < ITEMS; j++) x[0][j] = Pair{b[0][j], (heads >> j) & 1u};
   }
   /* 4. */
-  scan_tile<P, Op, B, REVERSE>(x, tile, at.valid, exclusive && !REDUCE, lb, prefix_source::lookback, sh, warp, lane);
+  scan_tile<Pair, Op, Blocked, REVERSE>(x, tile, at.valid, exclusive && !REDUCE, lb, prefix_source::lookback, sh, warp,
+                                        lane);
   T y[1][ITEMS];
 #pragma unroll
   for (int j = 0; j < ITEMS; j++) {
