@@ -137,6 +137,14 @@ std::string program_source(const gp_formula *f, const char *formula_code, bool p
 
 /* -arch for this device: its own cubin where NVRTC knows it, else PTX of
  * the newest architecture NVRTC knows that the device runs (JIT at load). */
+/* NVRTC's target option, "-arch=sm_90" or "-arch=compute_90" (snprintf,
+ * not std::to_string, whose digit table the library would export). */
+std::string arch_option(const char *kind, int sm) {
+  char option[48];
+  std::snprintf(option, sizeof option, "-arch=%s_%d", kind, sm);
+  return option;
+}
+
 gpu_status target_arch(const char *fn, const nvrtc_api &api, int device, std::string *arch, bool *cubin) {
   int major = 0, minor = 0;
   gpu_status s = gp_cuda_status(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), fn,
@@ -154,7 +162,7 @@ gpu_status target_arch(const char *fn, const nvrtc_api &api, int device, std::st
     if (archs[i] <= cc && archs[i] > best) best = archs[i];
   if (best == 0) return gp_fail(GPU_ERR_UNSUPPORTED, "%s: NVRTC cannot compile for sm_%d", fn, cc);
   *cubin = best == cc;
-  *arch = (*cubin ? "-arch=sm_" : "-arch=compute_") + std::to_string(best);
+  *arch = arch_option(*cubin ? "sm" : "compute", best);
   return GPU_OK;
 }
 
@@ -290,7 +298,7 @@ extern "C" void gp_compact_nvrtc_forget(void *cuda_cache) {
 
 extern "C" gpu_status gp_compact_nvrtc_build(const gp_formula *f, int sm) {
   std::string image;
-  gpu_status s = gp::build_image(f, false, "-arch=sm_" + std::to_string(sm), true, &image);
-  if (s == GPU_OK) s = gp::build_image(f, true, "-arch=sm_" + std::to_string(sm), true, &image);
+  gpu_status s = gp::build_image(f, false, gp::arch_option("sm", sm), true, &image);
+  if (s == GPU_OK) s = gp::build_image(f, true, gp::arch_option("sm", sm), true, &image);
   return s;
 }

@@ -52,15 +52,15 @@ typedef struct gpu_dist_comm gpu_dist_comm;
  * chooses the transport for the calling thread's backend, which every rank
  * must share. MPI must be initialised; MPI_COMM_NULL and intercommunicators
  * are refused with GPU_ERR_INVALID_ARGUMENT. */
-gpu_status gpu_dist_comm_create(gpu_dist_comm **c, MPI_Comm comm);
+GPUPRIM_API gpu_status gpu_dist_comm_create(gpu_dist_comm **c, MPI_Comm comm);
 /* Collective; NULL does nothing. */
-void gpu_dist_comm_destroy(gpu_dist_comm *c);
-int gpu_dist_comm_rank(const gpu_dist_comm *c);
-int gpu_dist_comm_size(const gpu_dist_comm *c);
-gpu_dist_transport gpu_dist_comm_transport(const gpu_dist_comm *c);
+GPUPRIM_API void gpu_dist_comm_destroy(gpu_dist_comm *c);
+GPUPRIM_API int gpu_dist_comm_rank(const gpu_dist_comm *c);
+GPUPRIM_API int gpu_dist_comm_size(const gpu_dist_comm *c);
+GPUPRIM_API gpu_dist_transport gpu_dist_comm_transport(const gpu_dist_comm *c);
 /* "mpi-host", "mpi-cuda-aware", "mpi-staged", "nccl"; NULL for an unknown value. */
-const char *gpu_dist_transport_name(gpu_dist_transport t);
-const char *gpu_dist_last_error(void);
+GPUPRIM_API const char *gpu_dist_transport_name(gpu_dist_transport t);
+GPUPRIM_API const char *gpu_dist_last_error(void);
 
 /* What this rank has moved since the communicator was made (or reset): bulk
  * bytes sent to other ranks and messages sent to them (a message to oneself
@@ -69,8 +69,8 @@ const char *gpu_dist_last_error(void);
 typedef struct {
   uint64_t bytes_sent, messages_sent, collectives;
 } gpu_dist_traffic;
-gpu_dist_traffic gpu_dist_comm_traffic(const gpu_dist_comm *c);
-void gpu_dist_comm_traffic_reset(gpu_dist_comm *c);
+GPUPRIM_API gpu_dist_traffic gpu_dist_comm_traffic(const gpu_dist_comm *c);
+GPUPRIM_API void gpu_dist_comm_traffic_reset(gpu_dist_comm *c);
 
 /* ------------------------------------------------------------ scan, reduce */
 
@@ -87,16 +87,16 @@ void gpu_dist_comm_traffic_reset(gpu_dist_comm *c);
  * where only one rank holds elements (P = 1 among them); elsewhere it agrees
  * within rounding. in == out is allowed.
  */
-gpu_status gpu_dist_scan(gpu_dist_comm *c, const void *in, void *out, size_t n, gpu_dtype t,
-                         gpu_op op, unsigned flags);
+GPUPRIM_API gpu_status gpu_dist_scan(gpu_dist_comm *c, const void *in, void *out, size_t n, gpu_dtype t,
+                                     gpu_op op, unsigned flags);
 /* *host_result = the op over the global sequence, on rank root only (other
  * ranks' host_result is not written and may be NULL); the identity when the
  * sequence is empty. Folded in rank order: deterministic. */
-gpu_status gpu_dist_reduce(gpu_dist_comm *c, const void *in, size_t n, gpu_dtype t, gpu_op op,
-                           int root, void *host_result);
+GPUPRIM_API gpu_status gpu_dist_reduce(gpu_dist_comm *c, const void *in, size_t n, gpu_dtype t, gpu_op op,
+                                       int root, void *host_result);
 /* The same result on every rank, the same bits everywhere. */
-gpu_status gpu_dist_allreduce(gpu_dist_comm *c, const void *in, size_t n, gpu_dtype t,
-                              gpu_op op, void *host_result);
+GPUPRIM_API gpu_status gpu_dist_allreduce(gpu_dist_comm *c, const void *in, size_t n, gpu_dtype t,
+                                          gpu_op op, void *host_result);
 
 /* ------------------------------------------------------- stream compaction */
 
@@ -110,13 +110,13 @@ typedef struct {
 /* gpu_compact on each rank (out holds up to n elements, as gpu_compact's):
  * out gets this rank's kept elements, *kept their count, global offset and
  * the global count. The predicates' element types must agree. */
-gpu_status gpu_dist_compact(gpu_dist_comm *c, const void *in, size_t n, gpu_pred pred,
-                            void *out, gpu_dist_part *kept);
+GPUPRIM_API gpu_status gpu_dist_compact(gpu_dist_comm *c, const void *in, size_t n, gpu_pred pred,
+                                        void *out, gpu_dist_part *kept);
 /* As gpu_dist_compact, then rebalanced: rank r holds kept elements
  * [floor(total r / P), floor(total (r + 1) / P)) of the global result, in
  * *out, allocated here with gpu_alloc (NULL when empty; free with gpu_free). */
-gpu_status gpu_dist_compact_balanced(gpu_dist_comm *c, const void *in, size_t n, gpu_pred pred,
-                                     void **out, gpu_dist_part *kept);
+GPUPRIM_API gpu_status gpu_dist_compact_balanced(gpu_dist_comm *c, const void *in, size_t n, gpu_pred pred,
+                                                 void **out, gpu_dist_part *kept);
 
 /* --------------------------------------------------------------- sort */
 
@@ -134,11 +134,11 @@ gpu_status gpu_dist_compact_balanced(gpu_dist_comm *c, const void *in, size_t n,
  * *values_out) are allocated here with gpu_alloc (NULL when *n_out is 0;
  * free with gpu_free). value_bytes is 4 or 8.
  */
-gpu_status gpu_dist_sort_keys(gpu_dist_comm *c, void *keys, size_t n, gpu_dtype t,
-                              unsigned flags, void **keys_out, size_t *n_out);
-gpu_status gpu_dist_sort_pairs(gpu_dist_comm *c, void *keys, void *values, size_t n,
-                               gpu_dtype key_t, size_t value_bytes, unsigned flags,
-                               void **keys_out, void **values_out, size_t *n_out);
+GPUPRIM_API gpu_status gpu_dist_sort_keys(gpu_dist_comm *c, void *keys, size_t n, gpu_dtype t,
+                                          unsigned flags, void **keys_out, size_t *n_out);
+GPUPRIM_API gpu_status gpu_dist_sort_pairs(gpu_dist_comm *c, void *keys, void *values, size_t n,
+                                           gpu_dtype key_t, size_t value_bytes, unsigned flags,
+                                           void **keys_out, void **values_out, size_t *n_out);
 
 /* ------------------------------------------- SpMV on a row-partitioned CSR */
 
@@ -156,13 +156,13 @@ gpu_status gpu_dist_sort_pairs(gpu_dist_comm *c, void *keys, void *values, size_
  * rounding, and are deterministic.
  */
 typedef struct gpu_dist_spmv_plan gpu_dist_spmv_plan;
-gpu_status gpu_dist_spmv_plan_create(gpu_dist_spmv_plan **plan, gpu_dist_comm *c,
-                                     const gpu_csr *A_local);
+GPUPRIM_API gpu_status gpu_dist_spmv_plan_create(gpu_dist_spmv_plan **plan, gpu_dist_comm *c,
+                                                 const gpu_csr *A_local);
 /* y = alpha * A * x + beta * y (collective); with beta == 0, y is not read. */
-gpu_status gpu_dist_spmv_plan_run(gpu_dist_spmv_plan *plan, const void *x_local, void *y_local,
-                                  double alpha, double beta);
+GPUPRIM_API gpu_status gpu_dist_spmv_plan_run(gpu_dist_spmv_plan *plan, const void *x_local, void *y_local,
+                                              double alpha, double beta);
 /* Local (not collective); NULL does nothing. */
-void gpu_dist_spmv_plan_destroy(gpu_dist_spmv_plan *plan);
+GPUPRIM_API void gpu_dist_spmv_plan_destroy(gpu_dist_spmv_plan *plan);
 
 #ifdef __cplusplus
 }

@@ -169,7 +169,7 @@ static rows_verdict build_rows(const bucketed *in, row_buckets rb, int64_t rows,
     for (int64_t b = 0; b < rb.count; b++)
       if (!mine.no_memory)
         build_bucket(in, b, rb, rows, local, start, col, val, f32, kept, &scratch, &mine);
-#pragma omp critical(gp_csr_rows_verdict)
+#pragma omp critical
     {
       verdict.no_memory |= mine.no_memory;
       if (mine.overflow_row >= 0) note_overflow(&verdict, mine.overflow_row, mine.overflow_col);
