@@ -4,7 +4,7 @@
  *
  *   mpiexec -n 2 dist_cg FILE.mtx [tolerance [max_iterations]]
  *
- * (../shared/data/matrices/bcsstk13.mtx and 494_bus.mtx are SPD;
+ * (tests/data/matrices/bcsstk13.mtx and 494_bus.mtx are SPD;
  * GPUPRIM_BACKEND=host runs it without a GPU.) As cg_example: b = A * ones,
  * so the exact solution is all ones; Jacobi preconditioner. Every rank reads
  * the file and keeps its block of rows (rank r: rows [r N / P, (r + 1) N / P));

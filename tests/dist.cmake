@@ -14,7 +14,7 @@ function(gpuprim_add_dist_test name ranks label)
     ${MPIEXEC_POSTFLAGS})
   set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 77 LABELS "${label}" TIMEOUT 900
     PROCESSORS ${ranks}
-    ENVIRONMENT "OMPI_MCA_btl=self,vader;OMPI_MCA_btl_vader_single_copy_mechanism=none;OMPI_MCA_rmaps_base_oversubscribe=1;OMP_NUM_THREADS=1;GPUPRIM_TEST_DATA=${PROJECT_SOURCE_DIR}/../shared/data")
+    ENVIRONMENT "OMPI_MCA_btl=self,vader;OMPI_MCA_btl_vader_single_copy_mechanism=none;OMPI_MCA_rmaps_base_oversubscribe=1;OMP_NUM_THREADS=1")
 endfunction()
 
 foreach(variant host cuda)
