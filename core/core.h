@@ -85,6 +85,13 @@ bool gp_ranges_overlap(const void *a, size_t a_bytes, const void *b, size_t b_by
 gpu_status gp_check_disjoint(const char *fn, const char *a_name, const void *a, size_t a_bytes,
                              const char *b_name, const void *b, size_t b_bytes);
 
+/* Offsets of segments (gpu_segscan_offsets, gpu_segreduce,
+ * gpu_linrec_offsets), in host memory: offsets[0] == 0 and no entry negative
+ * or below the one before; with n_known, none beyond n and offsets[nseg] ==
+ * n. Names the first bad entry; *n_out gets offsets[nseg]. */
+gpu_status gp_check_offsets(const char *fn, const int64_t *offsets, size_t nseg, bool n_known, size_t n,
+                            size_t *n_out);
+
 /* ------------------------------------------------------------ CUDA (core/) */
 
 /* Maps a CUDA runtime error (an int, so that C callers need no CUDA headers)

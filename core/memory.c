@@ -1,4 +1,5 @@
 /* gpu_alloc/free/upload/download for both backends, and array argument checks. */
+#include <inttypes.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -159,5 +160,37 @@ gpu_status gp_check_disjoint(const char *fn, const char *a_name, const void *a, 
                              const char *b_name, const void *b, size_t b_bytes) {
   if (gp_ranges_overlap(a, a_bytes, b, b_bytes))
     return gp_fail(GPU_ERR_INVALID_ARGUMENT, "%s: %s and %s overlap", fn, a_name, b_name);
+  return GPU_OK;
+}
+
+/*
+ * Host memory only: offsets[0] == 0 and no entry negative or below the one
+ * before; with n_known, none beyond n and offsets[nseg] == n. Names the first
+ * bad entry. *n_out gets offsets[nseg].
+ */
+gpu_status gp_check_offsets(const char *fn, const int64_t *offsets, size_t nseg, bool n_known, size_t n,
+                            size_t *n_out) {
+  if (offsets[0] != 0)
+    return gp_fail(GPU_ERR_INVALID_ARGUMENT, "%s: offsets[0] = %" PRId64 ", must be 0", fn,
+                   offsets[0]);
+  for (size_t s = 1; s <= nseg; s++) {
+    const int64_t v = offsets[s];
+    if (v < 0)
+      return gp_fail(GPU_ERR_INVALID_ARGUMENT, "%s: offsets[%zu] = %" PRId64 " is negative", fn,
+                     s, v);
+    if (v < offsets[s - 1])
+      return gp_fail(GPU_ERR_INVALID_ARGUMENT,
+                     "%s: offsets[%zu] = %" PRId64 " is below offsets[%zu] = %" PRId64
+                     " (offsets must not decrease)",
+                     fn, s, v, s - 1, offsets[s - 1]);
+    if (n_known && (uint64_t)v > n)
+      return gp_fail(GPU_ERR_INVALID_ARGUMENT, "%s: offsets[%zu] = %" PRId64 " is beyond n = %zu",
+                     fn, s, v, n);
+  }
+  if (n_known && (uint64_t)offsets[nseg] != n)
+    return gp_fail(GPU_ERR_INVALID_ARGUMENT,
+                   "%s: offsets[nseg] = offsets[%zu] = %" PRId64 ", must equal n = %zu", fn, nseg,
+                   offsets[nseg], n);
+  *n_out = (size_t)offsets[nseg];
   return GPU_OK;
 }

@@ -92,33 +92,16 @@ gpu_status gpu_linrec_batch(const void *a, const void *b, void *h, size_t len, s
   return run_forward(a, b, h, &shape, be);
 }
 
-/* Host memory: offsets[0] == 0, no entry below the one before, *n_out =
- * offsets[nseg]; names the first bad entry. */
-static gpu_status check_offsets_values(const char *fn, const int64_t *offsets, size_t nseg,
-                                       size_t *n_out) {
-  if (offsets[0] != 0)
-    return gp_fail(GPU_ERR_INVALID_ARGUMENT, "%s: offsets[0] = %" PRId64 ", must be 0", fn,
-                   offsets[0]);
-  for (size_t s = 1; s <= nseg; s++)
-    if (offsets[s] < offsets[s - 1])
-      return gp_fail(GPU_ERR_INVALID_ARGUMENT,
-                     "%s: offsets[%zu] = %" PRId64 " is below offsets[%zu] = %" PRId64
-                     " (offsets must not decrease)",
-                     fn, s, offsets[s], s - 1, offsets[s - 1]);
-  *n_out = (size_t)offsets[nseg];
-  return GPU_OK;
-}
-
 /* The offsets' values, checked where they are: in place on the host backend,
  * from a copy on the CUDA backend. *n_out = offsets[nseg]. */
 static gpu_status read_offsets(const char *fn, const int64_t *offsets, size_t nseg, gpu_backend be,
                                size_t *n_out) {
-  if (be == GPU_BACKEND_HOST) return check_offsets_values(fn, offsets, nseg, n_out);
+  if (be == GPU_BACKEND_HOST) return gp_check_offsets(fn, offsets, nseg, false, 0, n_out);
   const size_t bytes = (nseg + 1) * sizeof(int64_t);
   int64_t *copy = malloc(bytes);
   if (!copy) return gp_fail(GPU_ERR_OUT_OF_MEMORY, "%s: no host memory for a copy of the offsets", fn);
   gpu_status s = gpu_download(copy, offsets, bytes);
-  if (s == GPU_OK) s = check_offsets_values(fn, copy, nseg, n_out);
+  if (s == GPU_OK) s = gp_check_offsets(fn, copy, nseg, false, 0, n_out);
   free(copy);
   return s;
 }

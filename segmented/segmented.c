@@ -42,38 +42,6 @@ static gpu_status check_nseg(const char *fn, size_t nseg) {
   return GPU_OK;
 }
 
-/*
- * Host memory only: offsets[0] == 0 and no entry negative or below the one
- * before; with n_known, none beyond n and offsets[nseg] == n. Names the first
- * bad entry. *n_out gets offsets[nseg].
- */
-static gpu_status check_offsets_host(const char *fn, const int64_t *offsets, size_t nseg,
-                                     bool n_known, size_t n, size_t *n_out) {
-  if (offsets[0] != 0)
-    return gp_fail(GPU_ERR_INVALID_ARGUMENT, "%s: offsets[0] = %" PRId64 ", must be 0", fn,
-                   offsets[0]);
-  for (size_t s = 1; s <= nseg; s++) {
-    const int64_t v = offsets[s];
-    if (v < 0)
-      return gp_fail(GPU_ERR_INVALID_ARGUMENT, "%s: offsets[%zu] = %" PRId64 " is negative", fn,
-                     s, v);
-    if (v < offsets[s - 1])
-      return gp_fail(GPU_ERR_INVALID_ARGUMENT,
-                     "%s: offsets[%zu] = %" PRId64 " is below offsets[%zu] = %" PRId64
-                     " (offsets must not decrease)",
-                     fn, s, v, s - 1, offsets[s - 1]);
-    if (n_known && (uint64_t)v > n)
-      return gp_fail(GPU_ERR_INVALID_ARGUMENT, "%s: offsets[%zu] = %" PRId64 " is beyond n = %zu",
-                     fn, s, v, n);
-  }
-  if (n_known && (uint64_t)offsets[nseg] != n)
-    return gp_fail(GPU_ERR_INVALID_ARGUMENT,
-                   "%s: offsets[nseg] = offsets[%zu] = %" PRId64 ", must equal n = %zu", fn, nseg,
-                   offsets[nseg], n);
-  *n_out = (size_t)offsets[nseg];
-  return GPU_OK;
-}
-
 gpu_status gpu_segscan_flags(const void *in, void *out, size_t n, const uint8_t *heads,
                              gpu_dtype t, gpu_op op, unsigned flags) {
   static const char fn[] = "gpu_segscan_flags";
@@ -108,7 +76,7 @@ gpu_status gpu_segscan_offsets(const void *in, void *out, size_t n, const int64_
   if (b == GPU_BACKEND_CUDA) return gp_segscan_offsets_cuda(in, out, n, offsets, nseg, t, op, flags);
 #endif
   size_t last;
-  s = check_offsets_host(fn, offsets, nseg, true, n, &last);
+  s = gp_check_offsets(fn, offsets, nseg, true, n, &last);
   if (s != GPU_OK) return s;
   return gp_segscan_host(in, out, n, NULL, offsets, nseg, t, op, flags);
 }
@@ -136,7 +104,7 @@ gpu_status gpu_segreduce(const void *in, const int64_t *offsets, size_t nseg, vo
   }
 #endif
   size_t n = 0;
-  s = check_offsets_host(fn, offsets, nseg, false, 0, &n);
+  s = gp_check_offsets(fn, offsets, nseg, false, 0, &n);
   if (s == GPU_OK) s = gp_check_array(fn, "in", in, n, w, b);
   if (s == GPU_OK) s = gp_check_disjoint(fn, "out", out, nseg * w, "in", in, n * w);
   if (s != GPU_OK) return s;
