@@ -7,7 +7,9 @@
 //                        sequence-major [C][T]: gpu_linrec_batch (the plan's
 //                        path), each path forced (channels; sequence-major:
 //                        look-back over start flags), and a plain loop
-//                        kernel (a thread per channel, one load in flight)
+//                        kernel (a thread per channel, one load in flight);
+//                        then short sequence-major sequences, where the
+//                        channel and look-back paths cross
 // Every row also times a kernel that reads a and b and writes h (copy):
 // copy/x = copy time / x's time (1.00 = the speed of moving the bytes).
 // gpuprim's result is checked first against CUB's (seq) or the plain loop's
@@ -176,6 +178,13 @@ void register_all(bool quick) {
       if (quick && s[0] != 4096) continue;
       add(std::string(tm ? "tm/" : "sm/") + std::to_string(s[0]) + "x" + std::to_string(s[1]), s[1], s[0], tm);
     }
+  if (quick) return;
+  // Where sequence-major batches of short sequences change paths
+  // (linrec_tuning.h): lengths 4 to 128 at 2^16, 2^20 and 2^24 elements.
+  for (int total = 16; total <= 24; total += 4)
+    for (int len = 2; len <= 7; len++)
+      add("sm/2^" + std::to_string(total - len) + "x" + std::to_string(1 << len), size_t(1) << len,
+          size_t(1) << (total - len), false);
 }
 
 }  // namespace

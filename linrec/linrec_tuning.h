@@ -1,8 +1,8 @@
 /*
  * Tuning of the linear recurrences' kernels, as data: tile shapes of the
  * look-back path by element size, the channel path's loads in flight, and
- * the thresholds linrec_plan chooses paths by. Not yet measured on the
- * H200 (bench/bench_linrec forces each path to find the crossovers).
+ * the thresholds plan_linrec chooses paths by. bench/bench_linrec forces
+ * each path to find the crossovers (bench/NOTES.md has the H200 numbers).
  */
 #pragma once
 
@@ -40,9 +40,12 @@ constexpr uint64_t LINREC_CHANNEL_MIN_CHUNK_STEPS = 64;
 /* Sequence-major batches run the channel path (a thread walks its own
  * contiguous sequence) at most this long and with at least
  * LINREC_SEQ_MAJOR_CHANNEL_MIN_COUNT sequences; otherwise the look-back
- * path over sequence-start flags. To be measured. */
-constexpr uint64_t LINREC_SEQ_MAJOR_CHANNEL_MAX_LEN = 16;
-constexpr uint64_t LINREC_SEQ_MAJOR_CHANNEL_MIN_COUNT = uint64_t(1) << 16;
+ * path over sequence-start flags. Measured on the H200 at 2^16, 2^20 and
+ * 2^24 elements: the channel path wins at lengths 4 and 8 (by 15-45%), the
+ * look-back from 16 (by 25-60%) where the call is not launch-bound; 2^13
+ * sequences of 8 is the smallest batch measured. */
+constexpr uint64_t LINREC_SEQ_MAJOR_CHANNEL_MAX_LEN = 8;
+constexpr uint64_t LINREC_SEQ_MAJOR_CHANNEL_MIN_COUNT = uint64_t(1) << 13;
 /* Time-major batches always run the channel path (its chunks give the
  * parallelism), but for one channel, which is one contiguous sequence. */
 
