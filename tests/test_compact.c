@@ -883,22 +883,30 @@ void compact_cuda_tests(TCase *tc); /* test_compact_cuda.c: n > 2^32 */
 
 static Suite *compact_suite(void) {
   Suite *s = suite_create("compact");
-  TCase *tc = tu_tcase("compact");
-  tcase_add_test(tc, bad_arguments);
-  tcase_add_test(tc, refused_formulas);
-  tcase_add_test(tc, formula_cache);
-  tcase_add_test(tc, integers_compare_exactly);
-  tcase_add_test(tc, nan_rules);
-  tcase_add_test(tc, partition_order);
-  tcase_add_test(tc, every_predicate_on_every_type);
-  tcase_add_test(tc, every_size);
-  tcase_add_test(tc, misaligned_pointers);
+  /* One case per group, so that CK_RUN_CASE=... runs one group alone
+   * (compute-sanitizer runs the groups side by side). The formula cache's
+   * bounds come last: they evict what the others interned. */
+  TCase *args = tu_tcase("arguments"), *rules = tu_tcase("rules"), *types = tu_tcase("types"),
+        *sizes = tu_tcase("sizes"), *formulas = tu_tcase("formulas");
+  tcase_add_test(args, bad_arguments);
+  tcase_add_test(args, refused_formulas);
+  tcase_add_test(rules, integers_compare_exactly);
+  tcase_add_test(rules, nan_rules);
+  tcase_add_test(rules, partition_order);
+  tcase_add_test(types, every_predicate_on_every_type);
+  tcase_add_test(sizes, every_size);
+  tcase_add_test(sizes, misaligned_pointers);
 #if TU_CUDA
-  compact_cuda_tests(tc);
+  compact_cuda_tests(sizes);
 #endif
-  tcase_add_test(tc, formula_cache_is_bounded);
-  tcase_add_test(tc, refused_formula_messages_are_bounded);
-  suite_add_tcase(s, tc);
+  tcase_add_test(formulas, formula_cache);
+  tcase_add_test(formulas, formula_cache_is_bounded);
+  tcase_add_test(formulas, refused_formula_messages_are_bounded);
+  suite_add_tcase(s, args);
+  suite_add_tcase(s, rules);
+  suite_add_tcase(s, types);
+  suite_add_tcase(s, sizes);
+  suite_add_tcase(s, formulas);
   return s;
 }
 
