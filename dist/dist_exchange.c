@@ -80,14 +80,20 @@ gpu_status dist_exchange_begin(gpu_dist_comm *c, dist_exchange *x, const void *s
   }
   const char *send_base = send;
   char *recv_base = recv;
-  if (c->transport == GPU_DIST_MPI_STAGED) {
+  /* One rank alone sends nothing: no staging (the decision is the same on
+   * every rank, as the collective below needs). */
+  if (c->transport == GPU_DIST_MPI_STAGED && c->size > 1) {
     const uint64_t send_end = end_of(send_bytes, send_offsets, c->size);
     const uint64_t recv_end = end_of(recv_bytes, recv_offsets, c->size);
     s = pinned_at_least(&c->pinned_send, &c->pinned_send_bytes, send_end);
     if (s == GPU_OK) s = pinned_at_least(&c->pinned_recv, &c->pinned_recv_bytes, recv_end);
     /* A rank without its buffers must not leave the others waiting. */
     s = dist_agree_status(c, "gpuprim_dist exchange", s);
-    if (s == GPU_OK) s = dist_copy(c, c->pinned_send, send, send_end);
+    /* Only the peers' parts travel through host memory. */
+    for (int peer = 0; peer < c->size && s == GPU_OK; peer++)
+      if (peer != me)
+        s = dist_copy(c, (char *)c->pinned_send + send_offsets[peer],
+                      (const char *)send + send_offsets[peer], send_bytes[peer]);
     if (s != GPU_OK) return s;
     send_base = c->pinned_send;
     recv_base = c->pinned_recv;
