@@ -240,7 +240,7 @@ START_TEST(sort_above_2_to_32) {
 END_TEST
 
 TCase *test_sort_cuda_tcase(void) {
-  TCase *tc = tu_tcase("cuda only");
+  TCase *tc = tu_tcase("cuda");
   /* Default paths before and after each test, even one that failed half-way. */
   tcase_add_checked_fixture(tc, default_paths, default_paths);
   tcase_add_loop_test(tc, tile_boundaries, 0, TEST_SORT_COMBOS);

@@ -101,7 +101,7 @@ START_TEST(more_than_2_31_entries) {
 END_TEST
 
 TCase *test_spmv_cuda_tcase(void) {
-  TCase *tc = tu_tcase("cuda only");
+  TCase *tc = tu_tcase("cuda");
   tcase_add_test(tc, host_memory_refused);
   tcase_add_test(tc, more_than_2_31_entries);
   return tc;
