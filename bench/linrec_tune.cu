@@ -3,9 +3,10 @@
 //   tiles      one tile per block (linrec_tiles)
 //   pipelined  persistent blocks, three stages of a and b (linrec_pipelined)
 //   backward   the backward pass with the library's kernel and shape
-// Each variant is checked before it is timed: bitwise equal to
-// linrec_tiles of its shape where that is another kernel, else within a
-// relative error of gpu_linrec's result; FAIL and exit status 1 otherwise.
+// Each variant is checked before it is timed: within a relative error
+// (|x - y| / max(|y|, 1): 1e-4 f32, 1e-12 f64) of gpu_linrec's result, and
+// the pipelined kernel also bitwise equal to linrec_tiles of its shape
+// (the backward pass: bitwise only); FAIL and exit status 1 otherwise.
 // The pipelined kernel is also checked at awkward lengths, reversed, with
 // h0 (a value and on the device), and on inputs that are not 16-byte
 // aligned. linrec/linrec_tuning.h takes the winners.
@@ -192,17 +193,17 @@ template <typename T, int KIND, typename Shape, bool BACKWARD> struct variant {
 };
 
 /* Checks a variant at full size, then times it beside the copy. `want`:
- * gpu_linrec's h (the forward's check where no other kernel has Shape). */
+ * gpu_linrec's h. The backward pass is checked against linrec_tiles'. */
 template <typename T, int KIND, typename Shape, bool BACKWARD = false>
 void measure(const char *type, buffers<T> &d, const T *want) {
   const size_t n = d.n;
   const std::string name = std::string(BACKWARD ? "backward-" : "") + kind_name[KIND];
   const std::string what = name + " " + type + " n=2^" + std::to_string(__builtin_ctzll(n)) + " " +
                            std::to_string(Shape::threads) + "x" + std::to_string(Shape::rows);
-  if (BACKWARD) {
+  if constexpr (BACKWARD) {
     must(forward<T, TILES, Shape>(d.a, d.b, d.ref, n, false, nullptr, T(0)), what); /* the forward's h */
     must(backward<T, KIND, Shape>(d.a, d.ref, d.dh, d.da, d.db, n, false), what);
-    if (KIND == PIPELINED) {
+    if constexpr (KIND == PIPELINED) {
       must(backward<T, TILES, Shape>(d.a, d.ref, d.dh, d.ref_da, d.ref_db, n, false), what + " (linrec_tiles)");
       same_bits(d.da, d.ref_da, n, what + " da");
       same_bits(d.db, d.ref_db, n, what + " db");
@@ -210,13 +211,12 @@ void measure(const char *type, buffers<T> &d, const T *want) {
   } else {
     bench_poison(d.h, n * sizeof(T));
     must(forward<T, KIND, Shape>(d.a, d.b, d.h, n, false, nullptr, T(0)), what);
-    if (KIND == PIPELINED) {
+    if constexpr (KIND == PIPELINED) {
       must(forward<T, TILES, Shape>(d.a, d.b, d.ref, n, false, nullptr, T(0)), what + " (linrec_tiles)");
       same_bits(d.h, d.ref, n, what);
-    } else {
-      const double e = relative_error(d.h, want, n);
-      if (!(e < error_bound<T>())) fail(what + ": relative error " + std::to_string(e) + " from gpu_linrec");
     }
+    const double e = relative_error(d.h, want, n);
+    if (!(e < error_bound<T>())) fail(what + ": relative error " + std::to_string(e) + " from gpu_linrec");
   }
   variant<T, KIND, Shape, BACKWARD> v{&d};
   const bench_fn fns[2] = {variant<T, KIND, Shape, BACKWARD>::run, variant<T, KIND, Shape, BACKWARD>::copy};
