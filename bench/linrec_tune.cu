@@ -35,8 +35,9 @@ cudaStream_t stream() { return static_cast<cudaStream_t>(gp_stream()); }
 
 template <typename T, bool REVERSE, int KIND, typename Shape, typename Source, typename Sink>
 gpu_status launch(const Source &src, const Sink &sink, uint64_t n) {
-  if constexpr (KIND == PIPELINED) return gp::launch_pipelined<T, REVERSE, gp::lr_op<T>, Shape>("tune", src, sink, n, stream());
-  else return gp::launch_tiles<T, REVERSE, gp::lr_op<T>, Shape>("tune", src, sink, n, stream());
+  using Op = gp::lr_op<T>;
+  if constexpr (KIND == PIPELINED) return gp::launch_pipelined<T, REVERSE, Op, Shape>("tune", src, sink, n, stream());
+  else return gp::launch_tiles<T, REVERSE, Op, Shape>("tune", src, sink, n, stream());
 }
 
 /* The forward pass of one sequence with a kernel at a shape (as linrec_run). */
@@ -53,8 +54,12 @@ template <typename T, int KIND, typename Shape>
 gpu_status backward(const T *a, const T *h, const T *dh, T *da, T *db, uint64_t n, bool reverse) {
   const bool vector_ok = gp::aligned16(a, h, dh, da, db);
   const gp::shifted_source<T> src{a, dh, n, vector_ok};
-  if (reverse) return launch<T, false, KIND, Shape>(src, gp::store_gradients<T, true>{da, db, h, T(0), n, vector_ok}, n);
-  return launch<T, true, KIND, Shape>(src, gp::store_gradients<T, false>{da, db, h, T(0), n, vector_ok}, n);
+  if (reverse) {
+    const gp::store_gradients<T, true> sink{da, db, h, T(0), n, vector_ok};
+    return launch<T, false, KIND, Shape>(src, sink, n);
+  }
+  const gp::store_gradients<T, false> sink{da, db, h, T(0), n, vector_ok};
+  return launch<T, true, KIND, Shape>(src, sink, n);
 }
 
 /* The floor: IN arrays read, OUT written (their sum), 16-byte vectors. */

@@ -61,7 +61,8 @@ __device__ __forceinline__ void load_values(const T *a, const T *b, uint64_t bas
 
 /* Values into pairs, item by item. */
 template <typename Shape, typename T>
-__device__ __forceinline__ void values_to_pairs(const tile_values<Shape, T> &v, lr_pair<T> (&x)[Shape::rows][Shape::vec]) {
+__device__ __forceinline__ void values_to_pairs(const tile_values<Shape, T> &v,
+                                                lr_pair<T> (&x)[Shape::rows][Shape::vec]) {
 #pragma unroll
   for (int r = 0; r < Shape::rows; r++)
 #pragma unroll
