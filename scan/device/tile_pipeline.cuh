@@ -168,7 +168,6 @@ template <typename T, int K> struct tile_inputs {
  */
 template <typename T, typename Shape, bool REVERSE, int K = 1> struct tile_stages {
   static constexpr int STAGES = 3;
-  static constexpr int INPUTS = K;
   static constexpr uint32_t TILE_BYTES = Shape::tile_items * sizeof(T);
   static constexpr uint32_t STAGE_BYTES = K * TILE_BYTES;
   unsigned char *mem; /* STAGES * STAGE_BYTES of dynamic shared memory */
