@@ -9,7 +9,8 @@
 // (the backward pass: bitwise only); FAIL and exit status 1 otherwise.
 // The pipelined kernel is also checked at awkward lengths, reversed, with
 // h0 (a value and on the device), and on inputs that are not 16-byte
-// aligned. linrec/linrec_tuning.h takes the winners.
+// aligned, against linrec_tiles bit for bit and against the host backend.
+// linrec/linrec_tuning.h takes the winners.
 //
 //   linrec_tune          checks, then the sweep
 //   linrec_tune check    the checks only
@@ -19,6 +20,7 @@
 #include <cstring>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "cub_shim.h"
 #include "linrec/linrec_launch.cuh"
@@ -134,6 +136,19 @@ template <typename T> struct buffers {
   }
 };
 
+/* h of the host backend (an independent reference) into the device's want. */
+template <typename T>
+void host_linrec(const T *a, const T *b, T *want, size_t n, const T *h0, bool reverse, const std::string &what) {
+  std::vector<T> ha(n), hb(n), hh(n);
+  cudaMemcpy(ha.data(), a, n * sizeof(T), cudaMemcpyDeviceToHost);
+  cudaMemcpy(hb.data(), b, n * sizeof(T), cudaMemcpyDeviceToHost);
+  if (gpu_set_backend(GPU_BACKEND_HOST) != GPU_OK) fail(what + ": no host backend");
+  const gpu_status s = gpu_linrec(ha.data(), hb.data(), hh.data(), n, sizeof(T) == 4 ? GPU_F32 : GPU_F64, h0,
+                                  reverse ? GPU_REVERSE : 0u);
+  if (gpu_set_backend(GPU_BACKEND_CUDA) != GPU_OK || s != GPU_OK) fail(what + ": the host backend failed");
+  cudaMemcpy(want, hh.data(), n * sizeof(T), cudaMemcpyHostToDevice);
+}
+
 /* The pipelined kernel at Shape against linrec_tiles at Shape, bit for bit:
  * forward both ways, with and without h0, and backward; `off` elements
  * into every array (1: not 16-byte aligned). */
@@ -152,10 +167,9 @@ void check_pipelined(buffers<T> &d, size_t n, size_t off, const T *h0_dev, const
       must(forward<T, PIPELINED, Shape>(a, b, h, n, reverse, dev, value), what);
       must(forward<T, TILES, Shape>(a, b, ref, n, reverse, dev, value), what + " (linrec_tiles)");
       same_bits(h, ref, n, what);
-      if (h0 == 0) { /* the library's call, whichever kernel it runs */
-        must(gpu_linrec(a, b, ref, n, sizeof(T) == 4 ? GPU_F32 : GPU_F64, nullptr, reverse ? GPU_REVERSE : 0u),
-             what + " (gpu_linrec)");
-        if (!(relative_error(h, ref, n) < error_bound<T>())) fail(what + ": differs from gpu_linrec");
+      if (h0 == 1) { /* the host backend's loop */
+        host_linrec(a, b, ref, n, &value, reverse, what);
+        if (!(relative_error(h, ref, n) < error_bound<T>())) fail(what + ": differs from the host backend");
       }
     }
   for (int reverse = 0; reverse < 2; reverse++) {
