@@ -9,6 +9,7 @@
 #include <cuda_runtime.h>
 
 #include "core/core.h"
+#include "core/cuda_launch.cuh"
 #include "device/linrec_channels.cuh"
 #include "device/linrec_tiles.cuh"
 #include "linrec_internal.h"
@@ -55,9 +56,9 @@ inline linrec_plan plan_linrec(const gp_linrec_shape &s) {
 }
 
 /* One look-back launch: a tile per block over n elements. */
-template <typename T, bool REVERSE, typename Op, typename Source, typename Sink>
+template <typename T, bool REVERSE, typename Op, typename Shape = typename linrec_tuning<sizeof(T)>::tiles,
+          typename Source, typename Sink>
 gpu_status launch_tiles(const char *fn, const Source &src, const Sink &sink, uint64_t n, cudaStream_t stream) {
-  using Shape = typename linrec_tuning<sizeof(T)>::tiles;
   using P = typename Source::pair;
   const uint64_t tiles = (n + Shape::tile_items - 1) / Shape::tile_items;
   if (tiles > 0x7fffffffu) return gp_fail(GPU_ERR_UNSUPPORTED, "%s: n = %llu is too large", fn, (unsigned long long)n);
@@ -69,6 +70,46 @@ gpu_status launch_tiles(const char *fn, const Source &src, const Sink &sink, uin
   s = check_launch(fn, "linrec_tiles");
   const gpu_status r = gp_tilestate_release(fn, &ts);
   return s != GPU_OK ? s : r;
+}
+
+/* Shared memory of linrec_pipelined: three stages of a tile of a and of b. */
+template <typename T, typename Shape> constexpr size_t linrec_pipelined_smem() {
+  return 3 * 2 * size_t(Shape::tile_items) * sizeof(T);
+}
+
+/* One look-back launch of persistent blocks (linrec_pipelined): as many as
+ * are resident at once, at most one per tile; each takes one counter index
+ * past the last tile, so the counter is sized for tiles + grid. */
+template <typename T, bool REVERSE, typename Op, typename Shape = typename linrec_tuning<sizeof(T)>::pipelined,
+          typename Source, typename Sink>
+gpu_status launch_pipelined(const char *fn, const Source &src, const Sink &sink, uint64_t n, cudaStream_t stream) {
+  using P = typename Source::pair;
+  constexpr auto kernel = linrec_pipelined<Op, Shape, REVERSE, Source, Sink>;
+  constexpr size_t smem = linrec_pipelined_smem<T, Shape>();
+  const uint64_t tiles = (n + Shape::tile_items - 1) / Shape::tile_items;
+  if (tiles > 0x7fffffffu) return gp_fail(GPU_ERR_UNSUPPORTED, "%s: n = %llu is too large", fn, (unsigned long long)n);
+  gpu_status s = allow_shared_memory<kernel>(fn, Shape::threads, smem);
+  if (s != GPU_OK) return s;
+  const unsigned resident = resident_blocks<kernel>(Shape::threads, smem);
+  const unsigned grid = unsigned(tiles < resident ? tiles : resident);
+  lookback_args lb;
+  gp_tilestate ts{};
+  s = prepare_lookback<P>(fn, tiles, 0, tiles > 1 ? tiles + grid : 0, &lb, &ts, nullptr);
+  if (s != GPU_OK) return s;
+  kernel<<<grid, Shape::threads, smem, stream>>>(src, sink, n, lb);
+  s = check_launch(fn, "linrec_pipelined");
+  const gpu_status r = gp_tilestate_release(fn, &ts);
+  return s != GPU_OK ? s : r;
+}
+
+/* The look-back launch of one sequence (lr_op): the kernel linrec_tuning
+ * names, with its shape. */
+template <typename T, bool REVERSE, typename Source, typename Sink>
+gpu_status launch_lookback(const char *fn, const Source &src, const Sink &sink, uint64_t n, cudaStream_t stream) {
+  if constexpr (linrec_tuning<sizeof(T)>::kernel == linrec_kernel::pipelined)
+    return launch_pipelined<T, REVERSE, lr_op<T>>(fn, src, sink, n, stream);
+  else
+    return launch_tiles<T, REVERSE, lr_op<T>>(fn, src, sink, n, stream);
 }
 
 template <typename T, typename Op, typename Source, typename Sink>
@@ -130,7 +171,8 @@ gpu_status linrec_run(const linrec_plan &plan, const T *a, const T *b, T *h, con
       T h0_value = T(0);
       if (s.layout == GP_LINREC_SINGLE && s.h0) h0_value = *static_cast<const T *>(s.h0);
       const single_source<T> src{a, b, initial_state<T>{h0_dev, h0_value}, s.n, vector_ok};
-      return launch_tiles_dir<T, lr_op<T>>(fn, s.reverse, src, sink, s.n, stream);
+      return s.reverse ? launch_lookback<T, true>(fn, src, sink, s.n, stream)
+                       : launch_lookback<T, false>(fn, src, sink, s.n, stream);
     }
     case linrec_path::lookback_segments:
       if (s.layout == GP_LINREC_OFFSETS) {
@@ -159,10 +201,10 @@ gpu_status linrec_backward(const T *a, const T *h, const T *dh, T *da, T *db, ui
   const T h0_value = h0 ? *h0 : T(0);
   if (reverse) {
     const store_gradients<T, true> sink{da, db, h, h0_value, n, vector_ok};
-    return launch_tiles<T, false, lr_op<T>>(fn, src, sink, n, stream);
+    return launch_lookback<T, false>(fn, src, sink, n, stream);
   }
   const store_gradients<T, false> sink{da, db, h, h0_value, n, vector_ok};
-  return launch_tiles<T, true, lr_op<T>>(fn, src, sink, n, stream);
+  return launch_lookback<T, true>(fn, src, sink, n, stream);
 }
 
 }  // namespace gp

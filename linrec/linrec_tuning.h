@@ -10,20 +10,34 @@
 
 namespace gp {
 
-/* A look-back tile shape and the blocks per SM its launch bounds ask for. */
+/* A look-back tile shape and the blocks per SM its launch bounds ask for
+ * (linrec_tiles; linrec_pipelined asks for one). */
 template <int THREADS, int ROWS, int VEC, int MIN_BLOCKS> struct linrec_tile_shape : tile_shape<THREADS, ROWS, VEC> {
   static constexpr int min_blocks = MIN_BLOCKS;
 };
 
+/* The kernel of the look-back path (one sequence forward, the backward
+ * pass): a tile per block (linrec_tiles, the `tiles` shape) or persistent
+ * blocks in the three-stage pipeline (linrec_pipelined, the `pipelined`
+ * shape). Sequences with start flags always run linrec_tiles. */
+enum class linrec_kernel { tiles, pipelined };
+
 template <int ELEMENT_BYTES> struct linrec_tuning;
-/* 16 items a thread (4 rows of one 16-byte vector of a and of b): 32
- * values of pairs in registers; 4096 items a tile. */
+/* tiles: 16 items a thread (4 rows of one 16-byte vector of a and of b):
+ * 32 values of pairs in registers; 4096 items a tile. pipelined: 8192
+ * items a tile; three stages of a and b take 192 KiB of shared memory,
+ * one block per SM. */
 template <> struct linrec_tuning<4> {
   using tiles = linrec_tile_shape<256, 4, 4, 2>;
+  using pipelined = linrec_tile_shape<512, 4, 4, 1>;
+  static constexpr linrec_kernel kernel = linrec_kernel::pipelined;
 };
-/* 8 items a thread, 2048 a tile. */
+/* tiles: 8 items a thread, 2048 a tile. pipelined: 4096 items a tile,
+ * 192 KiB of stages. */
 template <> struct linrec_tuning<8> {
   using tiles = linrec_tile_shape<256, 4, 2, 2>;
+  using pipelined = linrec_tile_shape<512, 4, 2, 1>;
+  static constexpr linrec_kernel kernel = linrec_kernel::pipelined;
 };
 
 /* The channel path: threads a block, steps whose loads a thread issues

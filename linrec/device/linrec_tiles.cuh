@@ -1,14 +1,16 @@
 /*
- * The look-back path: one tile per block, the tile's pairs scanned by the
- * scan's tile scan and fixed-tree look-back (scan/device/scan_tile.cuh), so
- * every tile's prefix is the same fold of the same entries on every run.
+ * The look-back path: the tiles' pairs scanned by the scan's tile scan and
+ * fixed-tree look-back (scan/device/scan_tile.cuh), so every tile's prefix
+ * is the same fold of the same entries on every run. Two kernels of the
+ * same tiles and the same folds: linrec_tiles (one tile per block) and
+ * linrec_pipelined (persistent blocks, three stages; at the end).
  *
- * Per tile:
+ * Per tile (linrec_tiles):
  *   1. take the next tile index (launch order; REVERSE takes the last
  *      physical tile first)
- *   2. the Source loads a and b (16-byte vectors when aligned) into pairs,
- *      h0 folded into the first element of each sequence (b := a h0 + b)
- *      and, for several sequences, their start flags set
+ *   2. a and b are read (16-byte vectors when aligned) and the Source
+ *      makes them pairs, h0 folded into the first element of each sequence
+ *      (b := a h0 + b) and, for several sequences, their start flags set
  *   3. scan_tile: the inclusive scan of the pairs, look-back included
  *   4. the Sink stores each pair's b: h (or, backward, db and da)
  *
@@ -40,17 +42,44 @@ __device__ __forceinline__ void for_each_item(uint32_t valid, int warp, int lane
     }
 }
 
-/* a and b of the tile into pairs (padding: the neutral (1, -0)). */
+/* A tile's items of the two arrays a Source reads, as values. */
+template <typename Shape, typename T> struct tile_values {
+  T a[Shape::rows][Shape::vec], b[Shape::rows][Shape::vec];
+};
+
+/* The padding of a and b past the end: the neutral pair (1, -0). */
+template <typename T> __device__ __forceinline__ T pad_a() { return T(1); }
+template <typename T> __device__ __forceinline__ T pad_b() { return -T(0); }
+
+/* The tile's a and b at base, read once from global memory. */
 template <typename Shape, typename T>
-__device__ __forceinline__ void load_pairs(const T *a, const T *b, uint32_t valid, bool vector_ok, int warp, int lane,
-                                           lr_pair<T> (&x)[Shape::rows][Shape::vec]) {
-  T av[Shape::rows][Shape::vec], bv[Shape::rows][Shape::vec];
-  load_tile<Shape, true>(a, valid, vector_ok, warp, lane, av, T(1));
-  load_tile<Shape, true>(b, valid, vector_ok, warp, lane, bv, -T(0));
+__device__ __forceinline__ void load_values(const T *a, const T *b, uint64_t base, uint32_t valid, bool vector_ok,
+                                            int warp, int lane, tile_values<Shape, T> &v) {
+  load_tile<Shape, true>(a + base, valid, vector_ok, warp, lane, v.a, pad_a<T>());
+  load_tile<Shape, true>(b + base, valid, vector_ok, warp, lane, v.b, pad_b<T>());
+}
+
+/* Values into pairs, item by item. */
+template <typename Shape, typename T>
+__device__ __forceinline__ void values_to_pairs(const tile_values<Shape, T> &v,
+                                                lr_pair<T> (&x)[Shape::rows][Shape::vec]) {
 #pragma unroll
   for (int r = 0; r < Shape::rows; r++)
 #pragma unroll
-    for (int k = 0; k < Shape::vec; k++) x[r][k] = lr_pair<T>{av[r][k], bv[r][k]};
+    for (int k = 0; k < Shape::vec; k++) x[r][k] = lr_pair<T>{v.a[r][k], v.b[r][k]};
+}
+
+/* Every Source: pairs_from makes a tile's scanned pairs from its values,
+ * wherever they were read (global memory, a pipeline's stage); load reads
+ * them from global memory first. inputs: its two arrays, for a pipeline. */
+template <typename Source, typename Shape, bool REVERSE>
+__device__ __forceinline__ void load_source(const Source &src, uint64_t base, uint32_t valid, int warp, int lane,
+                                            typename Source::pair (&x)[Shape::rows][Shape::vec]) {
+  using T = typename Source::value;
+  tile_values<Shape, T> v;
+  const tile_inputs<T, 2> in = src.inputs();
+  load_values<Shape>(in.array[0], in.array[1], base, valid, src.vector_ok, warp, lane, v);
+  src.template pairs_from<Shape, REVERSE>(base, valid, warp, lane, v, x);
 }
 
 /* The initial state: *h0_dev when given, else h0_value. */
@@ -71,14 +100,17 @@ __device__ __forceinline__ void fold_initial(uint64_t base, uint32_t valid, uint
 }
 
 template <typename T> struct single_source {
+  using value = T;
   using pair = lr_pair<T>;
   const T *a, *b;
   initial_state<T> h0;
   uint64_t n;
   bool vector_ok;
+  __device__ tile_inputs<T, 2> inputs() const { return {{a, b}}; }
   template <typename Shape, bool REVERSE>
-  __device__ void load(uint64_t base, uint32_t valid, int warp, int lane, pair (&x)[Shape::rows][Shape::vec]) const {
-    load_pairs<Shape>(a + base, b + base, valid, vector_ok, warp, lane, x);
+  __device__ void pairs_from(uint64_t base, uint32_t valid, int warp, int lane, const tile_values<Shape, T> &v,
+                             pair (&x)[Shape::rows][Shape::vec]) const {
+    values_to_pairs<Shape>(v, x);
     fold_initial<Shape>(base, valid, REVERSE ? n - 1 : 0, h0, warp, lane, x);
   }
 };
@@ -88,13 +120,16 @@ template <typename T> struct single_source {
  * a'[t] = a[t + 1] for a reverse scan (a forward pass that ran forward),
  * a[t - 1] for a forward one, 0 where that is outside [0, n). */
 template <typename T> struct shifted_source {
+  using value = T;
   using pair = lr_pair<T>;
   const T *a, *dh;
   uint64_t n;
   bool vector_ok;
+  __device__ tile_inputs<T, 2> inputs() const { return {{a, dh}}; }
   template <typename Shape, bool REVERSE>
-  __device__ void load(uint64_t base, uint32_t valid, int warp, int lane, pair (&x)[Shape::rows][Shape::vec]) const {
-    load_pairs<Shape>(a + base, dh + base, valid, vector_ok, warp, lane, x);
+  __device__ void pairs_from(uint64_t base, uint32_t valid, int warp, int lane, const tile_values<Shape, T> &v,
+                             pair (&x)[Shape::rows][Shape::vec]) const {
+    values_to_pairs<Shape>(v, x);
     /* The neighbour of each item: the next item of the thread's vector, or
      * the next thread's first (lane + 1; lane 0 of the next row), else a
      * load. REVERSE (the neighbour is at t + 1) and forward (t - 1) mirror. */
@@ -166,22 +201,23 @@ struct offset_segments {
 };
 
 template <typename T, typename Segments> struct segments_source {
+  using value = T;
   using pair = lr_seg<T>;
   const T *a, *b;
   const T *h0; /* one per sequence, or NULL (all 0) */
   Segments segs;
   bool vector_ok;
+  __device__ tile_inputs<T, 2> inputs() const { return {{a, b}}; }
   template <typename Shape, bool REVERSE>
-  __device__ void load(uint64_t base, uint32_t valid, int warp, int lane, pair (&x)[Shape::rows][Shape::vec]) const {
-    lr_pair<T> p[Shape::rows][Shape::vec];
-    load_pairs<Shape>(a + base, b + base, valid, vector_ok, warp, lane, p);
+  __device__ void pairs_from(uint64_t base, uint32_t valid, int warp, int lane, const tile_values<Shape, T> &v,
+                             pair (&x)[Shape::rows][Shape::vec]) const {
 #pragma unroll
     for (int r = 0; r < Shape::rows; r++) {
       const uint32_t i0 = uint32_t(item_offset<Shape>(warp, lane, r));
       uint64_t s = i0 < valid ? segs.find(base + i0) : 0, end = i0 < valid ? segs.end_of(s) : 0;
 #pragma unroll
       for (int k = 0; k < Shape::vec; k++) {
-        x[r][k] = pair{p[r][k].a, p[r][k].b, 0u};
+        x[r][k] = pair{v.a[r][k], v.b[r][k], 0u};
         const uint64_t g = base + i0 + k;
         if (i0 + k >= valid) continue;
         while (g >= end) end = segs.end_of(++s); /* the vector crosses into later sequences */
@@ -246,9 +282,67 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
   const uint32_t tile = take_tile(lb, &s_tile);
   const tile_place<Shape, REVERSE> at(tile, lb.tiles, n);
   P x[Shape::rows][Shape::vec];
-  src.template load<Shape, REVERSE>(at.base, at.valid, warp, lane, x);
+  load_source<Source, Shape, REVERSE>(src, at.base, at.valid, warp, lane, x);
   scan_tile<P, Op, Shape, REVERSE>(x, tile, at.valid, false, lb, prefix_source::lookback, sh, warp, lane);
   sink.template store<Shape>(at.base, at.valid, warp, lane, x);
+}
+
+/*
+ * The pipelined kernel: persistent blocks in the three-stage pipeline of
+ * tile_pipeline.cuh (as scan_pipelined), each stage holding the tile's
+ * values of both of the Source's arrays (two bulk copies, one barrier):
+ *
+ *   begin   fold the look-back levels for `cur` (the waiting happens here)
+ *   land    the tile's pairs; publish their aggregate (tile_aggregate:
+ *           scan_tile's fold tree)
+ *   finish  the pairs again from the stage; scan_tile with the folded
+ *           levels; the Sink stores
+ *
+ * Same tiles, aggregates and look-back folds as linrec_tiles with the same
+ * Shape, so the same bits. The prefix is always the levels' fold, so an
+ * operator that resets (lr_seg_op, whose linrec_tiles prefix comes from the
+ * nearest reset) runs on linrec_tiles. The partial tile and unaligned
+ * inputs are read from global memory, twice.
+ */
+template <typename Op, typename Shape, bool REVERSE, typename Source, typename Sink>
+__global__ void __launch_bounds__(Shape::threads, 1)
+    linrec_pipelined(Source src, Sink sink, uint64_t n, lookback_args lb) {
+  static_assert(!op_resets_v<Op>, "the prefix of an operator that resets comes from linrec_tiles");
+  using T = typename Source::value;
+  using P = typename Source::pair;
+  using stages_t = tile_stages<T, Shape, REVERSE, 2>;
+  __shared__ P s_warp_total[Shape::warps];
+  __shared__ tile_scan_shared<P, Shape::warps> sh;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  /* The pairs of a tile that landed in a stage (or lies in global memory). */
+  auto staged_pairs = [&](const stages_t &stages, int stage, uint32_t tile, P (&x)[Shape::rows][Shape::vec]) {
+    const tile_place<Shape, REVERSE> at = stages.place(tile);
+    tile_values<Shape, T> v;
+    stages.load_input(stage, tile, 0, v.a, pad_a<T>());
+    stages.load_input(stage, tile, 1, v.b, pad_b<T>());
+    src.template pairs_from<Shape, REVERSE>(at.base, at.valid, warp, lane, v, x);
+  };
+  auto begin = [&](uint32_t tile) {
+    if (lb.tiles > 1) fold_prefix_levels<Op, Shape>(lb, tile, sh.level_fold, warp, lane);
+  };
+  auto land = [&](stages_t &stages, int stage, uint32_t tile) {
+    stages.wait_landed(stage, tile);
+    P x[Shape::rows][Shape::vec];
+    staged_pairs(stages, stage, tile, x);
+    const P aggregate = tile_aggregate<P, Op, Shape, REVERSE>(x, s_warp_total, warp, lane);
+    if (lb.tiles > 1 && warp == 0) publish_and_close_groups<Op>(lb, tile, aggregate, lane);
+  };
+  auto finish = [&](const stages_t &stages, int stage, uint32_t tile, bool) {
+    P x[Shape::rows][Shape::vec];
+    staged_pairs(stages, stage, tile, x);
+    const tile_place<Shape, REVERSE> at = stages.place(tile);
+    /* scan_tile's first barrier orders begin's folds before it reads them. */
+    scan_tile<P, Op, Shape, REVERSE>(x, tile, at.valid, false, lb, prefix_source::prefolded, sh, warp, lane);
+    sink.template store<Shape>(at.base, at.valid, warp, lane, x);
+  };
+  run_tile_stages<T, Shape, REVERSE, 2>(src.inputs(), n, src.vector_ok,
+                                        tile_counter{lb.counter, lb.counter_base, lb.tiles}, warp, lane, begin, land,
+                                        finish);
 }
 
 }  // namespace gp

@@ -107,18 +107,13 @@ template <typename T, int WARPS> struct tile_scan_shared {
   T level_fold[LOOKBACK_MAX_LEVELS];
 };
 
-/* Steps 3 to 5 for one tile held in registers: x becomes the tile's output.
- * Uniform across the block; contains barriers. */
+/* Step 3's rows: thread fold, warp scan; rows chained in scan order. Each
+ * row's lane-exclusive fold and the warp's fold before the row; returns the
+ * warp's total. */
 template <typename T, typename Op, typename Shape, bool REVERSE>
-__device__ inline void scan_tile(T (&x)[Shape::rows][Shape::vec], uint32_t tile, uint32_t valid, bool exclusive,
-                                 const lookback_args &lb, prefix_source source, tile_scan_shared<T, Shape::warps> &sh,
-                                 int warp, int lane) {
-  constexpr int ROWS = Shape::rows, VEC = Shape::vec, NW = Shape::warps;
-  static_assert(NW >= 2, "one warp publishes while the others fold levels");
-  const int vwarp = scan_order<REVERSE, NW>(warp); /* this warp's place in scan order */
-
-  /* 3. Rows: thread fold, warp scan; rows chained in scan order. */
-  T lane_excl[ROWS], row_prefix[ROWS];
+__device__ __forceinline__ T scan_rows(const T (&x)[Shape::rows][Shape::vec], T (&lane_excl)[Shape::rows],
+                                       T (&row_prefix)[Shape::rows], int lane) {
+  constexpr int ROWS = Shape::rows, VEC = Shape::vec;
   T warp_total = Op::neutral();
 #pragma unroll
   for (int rr = 0; rr < ROWS; rr++) {
@@ -131,11 +126,46 @@ __device__ inline void scan_tile(T (&x)[Shape::rows][Shape::vec], uint32_t tile,
     row_prefix[r] = warp_total;
     warp_total = Op::apply(warp_total, warp_last<REVERSE>(incl));
   }
+  return warp_total;
+}
+
+/* Every warp scans the warp totals (in scan order in s_warp_total) itself,
+ * with the same bits in each: no second barrier. */
+template <typename T, typename Op, int NW>
+__device__ __forceinline__ T scan_warp_totals(const T *s_warp_total, int lane) {
+  return warp_inclusive_scan<Op, false>(lane < NW ? s_warp_total[lane] : Op::neutral(), lane);
+}
+
+/* The aggregate scan_tile publishes for a tile, folded in the same tree
+ * (so the same bits), without the scan: for a pipeline that publishes a
+ * tile's aggregate before it scans the tile. Block-wide; one barrier
+ * (s_warp_total: scratch of Shape::warps, apart from scan_tile's). */
+template <typename T, typename Op, typename Shape, bool REVERSE>
+__device__ inline T tile_aggregate(const T (&x)[Shape::rows][Shape::vec], T *s_warp_total, int warp, int lane) {
+  T lane_excl[Shape::rows], row_prefix[Shape::rows];
+  const T warp_total = scan_rows<T, Op, Shape, REVERSE>(x, lane_excl, row_prefix, lane);
+  if (lane == 0) s_warp_total[scan_order<REVERSE, Shape::warps>(warp)] = warp_total;
+  __syncthreads();
+  return __shfl_sync(FULL_MASK, scan_warp_totals<T, Op, Shape::warps>(s_warp_total, lane), WARP - 1);
+}
+
+/* Steps 3 to 5 for one tile held in registers: x becomes the tile's output.
+ * Uniform across the block; contains barriers. */
+template <typename T, typename Op, typename Shape, bool REVERSE>
+__device__ inline void scan_tile(T (&x)[Shape::rows][Shape::vec], uint32_t tile, uint32_t valid, bool exclusive,
+                                 const lookback_args &lb, prefix_source source, tile_scan_shared<T, Shape::warps> &sh,
+                                 int warp, int lane) {
+  constexpr int ROWS = Shape::rows, VEC = Shape::vec, NW = Shape::warps;
+  static_assert(NW >= 2, "one warp publishes while the others fold levels");
+  const int vwarp = scan_order<REVERSE, NW>(warp); /* this warp's place in scan order */
+
+  /* 3. Rows: thread fold, warp scan; rows chained in scan order. */
+  T lane_excl[ROWS], row_prefix[ROWS];
+  const T warp_total = scan_rows<T, Op, Shape, REVERSE>(x, lane_excl, row_prefix, lane);
   if (lane == 0) sh.warp_total[vwarp] = warp_total;
   __syncthreads();
 
-  /* Every warp scans the warp totals itself (same bits in each): no second barrier. */
-  T wincl = warp_inclusive_scan<Op, false>(lane < NW ? sh.warp_total[lane] : Op::neutral(), lane);
+  const T wincl = scan_warp_totals<T, Op, NW>(sh.warp_total, lane);
   const T aggregate = __shfl_sync(FULL_MASK, wincl, WARP - 1);
   const T warp_prefix = __shfl_sync(FULL_MASK, warp_exclusive_from_inclusive<Op, false>(wincl, lane), vwarp);
 

@@ -54,6 +54,23 @@ __device__ inline void bulk_load(void *stage, const void *src, uint32_t bytes, u
                : "memory");
 }
 
+/* Thread 0: K copies of `bytes` each (multiples of 16, 16-byte aligned both
+ * sides) into consecutive parts of a stage, completing one mbarrier phase:
+ * the barrier expects all K * bytes at once, so waiters see every copy. */
+template <int K>
+__device__ inline void bulk_load_parts(void *stage, const void *const (&src)[K], uint32_t bytes, uint64_t *bar) {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  asm volatile("mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [%0], %1;" ::"r"(shared_address(bar)),
+               "r"(K * bytes)
+               : "memory");
+#pragma unroll
+  for (int k = 0; k < K; k++)
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+                     shared_address(static_cast<unsigned char *>(stage) + k * bytes)),
+                 "l"(src[k]), "r"(bytes), "r"(shared_address(bar))
+                 : "memory");
+}
+
 /* Each thread that wrote a stage with ordinary stores, before the barrier
  * after which a bulk copy may overwrite it: orders its writes before the
  * copy engine's (generic proxy before async proxy, PTX memory model). */
@@ -122,6 +139,11 @@ struct tile_counter {
   uint32_t tiles;
 };
 
+/* The arrays a pipeline copies tile by tile: K of T, the same length. */
+template <typename T, int K> struct tile_inputs {
+  const T *array[K];
+};
+
 /*
  * Persistent blocks that keep three tiles in three shared-memory stages:
  *
@@ -139,28 +161,36 @@ struct tile_counter {
  * its data, so the wait for a prefix always ends. Full tiles of a
  * 16-byte-aligned input come by bulk copy; the partial tile and unaligned
  * inputs are read directly.
+ *
+ * K input arrays (the linear recurrence's a and b): a stage holds the
+ * tile of each, one after the other, and its copies complete one mbarrier
+ * phase together. K = 1 is the scan's and compaction's single input.
  */
-template <typename T, typename Shape, bool REVERSE> struct tile_stages {
+template <typename T, typename Shape, bool REVERSE, int K = 1> struct tile_stages {
   static constexpr int STAGES = 3;
   static constexpr uint32_t TILE_BYTES = Shape::tile_items * sizeof(T);
-  unsigned char *mem; /* STAGES * TILE_BYTES of dynamic shared memory */
+  static constexpr uint32_t STAGE_BYTES = K * TILE_BYTES;
+  unsigned char *mem; /* STAGES * STAGE_BYTES of dynamic shared memory */
   stage_barriers<STAGES> &bars;
   uint32_t *tile_of;  /* shared: the tile each stage holds, `tiles` for none */
-  const T *in;
+  tile_inputs<T, K> in;
   uint64_t n;
   tile_counter source;
-  bool vector_ok;     /* in is 16-byte aligned */
+  bool vector_ok;     /* every input is 16-byte aligned */
   int warp, lane;
   bool exhausted;     /* thread 0: it took an index past the last */
   uint32_t parity;    /* bit s: the phase parity stage s's next copy completes */
 
-  __device__ T *stage(int s) const { return reinterpret_cast<T *>(mem + s * TILE_BYTES); }
+  /* Input k's tile in stage s. */
+  __device__ T *stage(int s, int k = 0) const {
+    return reinterpret_cast<T *>(mem + s * STAGE_BYTES + k * TILE_BYTES);
+  }
   __device__ tile_place<Shape, REVERSE> place(uint32_t tile) const { return {tile, source.tiles, n}; }
   __device__ bool by_copy(uint32_t tile) const {
     return vector_ok && place(tile).valid == uint32_t(Shape::tile_items);
   }
 
-  /* Thread 0 takes a tile into stage s and starts its copy; once it has
+  /* Thread 0 takes a tile into stage s and starts its copies; once it has
    * taken one past the last it takes no more: each block takes exactly one
    * such index (the host counts on it). */
   __device__ void take_into(int s) {
@@ -172,26 +202,49 @@ template <typename T, typename Shape, bool REVERSE> struct tile_stages {
       exhausted = t >= source.tiles || source.tiles == 1;
     }
     tile_of[s] = t;
-    if (t < source.tiles && by_copy(t)) bulk_load(mem + s * TILE_BYTES, in + place(t).base, TILE_BYTES, &bars.bar[s]);
+    if (t < source.tiles && by_copy(t)) {
+      if constexpr (K == 1) {
+        bulk_load(mem + s * STAGE_BYTES, in.array[0] + place(t).base, TILE_BYTES, &bars.bar[s]);
+      } else {
+        const void *src[K];
+#pragma unroll
+        for (int k = 0; k < K; k++) src[k] = in.array[k] + place(t).base;
+        bulk_load_parts<K>(mem + s * STAGE_BYTES, src, TILE_BYTES, &bars.bar[s]);
+      }
+    }
   }
 
   /* A tile's items into registers as it lands: from stage s once its copy
-   * completed, or straight from global memory. */
+   * completed, or straight from global memory. (K = 1.) */
   __device__ void load_landed(int s, uint32_t tile, T (&x)[Shape::rows][Shape::vec], T pad) {
+    static_assert(K == 1, "several inputs: wait_landed, then load_input for each");
     const tile_place<Shape, REVERSE> at = place(tile);
     if (by_copy(tile)) {
       bulk_wait(&bars.bar[s], (parity >> s) & 1u);
       parity ^= 1u << s;
       load_tile<Shape>(stage(s), at.valid, true, warp, lane, x, pad);
     } else {
-      load_tile<Shape>(in + at.base, at.valid, vector_ok, warp, lane, x, pad);
+      load_tile<Shape>(in.array[0] + at.base, at.valid, vector_ok, warp, lane, x, pad);
     }
   }
   /* The same items again, a step later (stage s still holds them). */
   __device__ void load_again(int s, uint32_t tile, T (&x)[Shape::rows][Shape::vec], T pad) const {
+    load_input(s, tile, 0, x, pad);
+  }
+
+  /* All threads, once as a tile lands: wait until stage s holds it (where
+   * it comes by copy). */
+  __device__ void wait_landed(int s, uint32_t tile) {
+    if (by_copy(tile)) {
+      bulk_wait(&bars.bar[s], (parity >> s) & 1u);
+      parity ^= 1u << s;
+    }
+  }
+  /* Input k's items of a tile that landed in stage s (or global memory). */
+  __device__ void load_input(int s, uint32_t tile, int k, T (&x)[Shape::rows][Shape::vec], T pad) const {
     const tile_place<Shape, REVERSE> at = place(tile);
-    if (by_copy(tile)) load_tile<Shape>(stage(s), at.valid, true, warp, lane, x, pad);
-    else load_tile<Shape>(in + at.base, at.valid, vector_ok, warp, lane, x, pad);
+    if (by_copy(tile)) load_tile<Shape>(stage(s, k), at.valid, true, warp, lane, x, pad);
+    else load_tile<Shape>(in.array[k] + at.base, at.valid, vector_ok, warp, lane, x, pad);
   }
 };
 
@@ -203,12 +256,13 @@ template <typename T, typename Shape, bool REVERSE> struct tile_stages {
  *                                      landed: land() ran for the next tile
  * begin's writes are ordered before finish's reads by a barrier in land
  * (or, where no tile landed, one that finish adds). */
-template <typename T, typename Shape, bool REVERSE, typename Begin, typename Land, typename Finish>
-__device__ __forceinline__ void run_tile_stages(const T *in, uint64_t n, bool vector_ok, tile_counter source, int warp,
-                                                int lane, Begin &&begin, Land &&land, Finish &&finish) {
-  using stages_t = tile_stages<T, Shape, REVERSE>;
+template <typename T, typename Shape, bool REVERSE, int K, typename Begin, typename Land, typename Finish>
+__device__ __forceinline__ void run_tile_stages(const tile_inputs<T, K> &in, uint64_t n, bool vector_ok,
+                                                tile_counter source, int warp, int lane, Begin &&begin, Land &&land,
+                                                Finish &&finish) {
+  using stages_t = tile_stages<T, Shape, REVERSE, K>;
   constexpr int STAGES = stages_t::STAGES;
-  extern __shared__ __align__(128) unsigned char stage_mem[]; /* STAGES * TILE_BYTES */
+  extern __shared__ __align__(128) unsigned char stage_mem[]; /* STAGES * STAGE_BYTES */
   __shared__ stage_barriers<STAGES> bars;
   __shared__ uint32_t s_tile[STAGES];
   stages_t stages{stage_mem, bars, s_tile, in, n, source, vector_ok, warp, lane, false, 0u};
@@ -231,6 +285,13 @@ __device__ __forceinline__ void run_tile_stages(const T *in, uint64_t n, bool ve
     if (landed) land(stages, next, s_tile[next]);
     finish(stages, cur, tile, landed);
   }
+}
+/* One input array (the scan, compaction). */
+template <typename T, typename Shape, bool REVERSE, typename Begin, typename Land, typename Finish>
+__device__ __forceinline__ void run_tile_stages(const T *in, uint64_t n, bool vector_ok, tile_counter source, int warp,
+                                                int lane, Begin &&begin, Land &&land, Finish &&finish) {
+  run_tile_stages<T, Shape, REVERSE, 1>(tile_inputs<T, 1>{{in}}, n, vector_ok, source, warp, lane, begin, land,
+                                        finish);
 }
 
 }  // namespace gp
