@@ -102,14 +102,10 @@ gpu_status launch_pipelined(const char *fn, const Source &src, const Sink &sink,
   return s != GPU_OK ? s : r;
 }
 
-/* The look-back launch of one sequence (lr_op): the kernel linrec_tuning
- * names, with its shape. */
+/* The look-back launch of one sequence (lr_op): the pipelined kernel. */
 template <typename T, bool REVERSE, typename Source, typename Sink>
 gpu_status launch_lookback(const char *fn, const Source &src, const Sink &sink, uint64_t n, cudaStream_t stream) {
-  if constexpr (linrec_tuning<sizeof(T)>::kernel == linrec_kernel::pipelined)
-    return launch_pipelined<T, REVERSE, lr_op<T>>(fn, src, sink, n, stream);
-  else
-    return launch_tiles<T, REVERSE, lr_op<T>>(fn, src, sink, n, stream);
+  return launch_pipelined<T, REVERSE, lr_op<T>>(fn, src, sink, n, stream);
 }
 
 template <typename T, typename Op, typename Source, typename Sink>

@@ -16,28 +16,29 @@ template <int THREADS, int ROWS, int VEC, int MIN_BLOCKS> struct linrec_tile_sha
   static constexpr int min_blocks = MIN_BLOCKS;
 };
 
-/* The kernel of the look-back path (one sequence forward, the backward
- * pass): a tile per block (linrec_tiles, the `tiles` shape) or persistent
- * blocks in the three-stage pipeline (linrec_pipelined, the `pipelined`
- * shape). Sequences with start flags always run linrec_tiles. */
-enum class linrec_kernel { tiles, pipelined };
-
+/*
+ * The look-back kernels' shapes. One sequence (forward, and the backward
+ * pass) runs linrec_pipelined: persistent blocks in the three-stage
+ * pipeline, each stage a tile of a and of b (3 x 2 x 32 KiB in either
+ * type), one block of 1024 threads per SM. Measured (bench/linrec_tune,
+ * H100, f32 2^28 / f64 2^27, against a copy of the bytes): pipelined
+ * 1024x2 0.81 / 0.71, 512x4 0.75 / 0.65, 256x8 0.55 / 0.45; a tile per
+ * block at 256x4 0.63 / 0.59, its best (1024x4) 0.74 / 0.60. The
+ * pipeline keeps a copy in flight while the block folds and scans, where
+ * a tile per block waits on its loads and its predecessors in turn.
+ * Sequences with start flags (lr_seg_op) run linrec_tiles at `tiles`.
+ */
 template <int ELEMENT_BYTES> struct linrec_tuning;
-/* tiles: 16 items a thread (4 rows of one 16-byte vector of a and of b):
- * 32 values of pairs in registers; 4096 items a tile. pipelined: 8192
- * items a tile; three stages of a and b take 192 KiB of shared memory,
- * one block per SM. */
+/* tiles: 16 items a thread (4 rows of one 16-byte vector of a and of b),
+ * 4096 a tile. pipelined: 8192 items a tile, 8 a thread. */
 template <> struct linrec_tuning<4> {
   using tiles = linrec_tile_shape<256, 4, 4, 2>;
-  using pipelined = linrec_tile_shape<512, 4, 4, 1>;
-  static constexpr linrec_kernel kernel = linrec_kernel::pipelined;
+  using pipelined = linrec_tile_shape<1024, 2, 4, 1>;
 };
-/* tiles: 8 items a thread, 2048 a tile. pipelined: 4096 items a tile,
- * 192 KiB of stages. */
+/* tiles: 8 items a thread, 2048 a tile. pipelined: 4096 items a tile. */
 template <> struct linrec_tuning<8> {
   using tiles = linrec_tile_shape<256, 4, 2, 2>;
-  using pipelined = linrec_tile_shape<512, 4, 2, 1>;
-  static constexpr linrec_kernel kernel = linrec_kernel::pipelined;
+  using pipelined = linrec_tile_shape<1024, 2, 2, 1>;
 };
 
 /* The channel path: threads a block, steps whose loads a thread issues
