@@ -57,7 +57,8 @@ END_TEST
 
 /* Portions of one or two tiles: every pass is several launches, each
  * handing the next its bucket starts, with look-back regions alternating
- * and copy launches done portion by portion. */
+ * and copy launches done portion by portion. Quick: two of the sizes (a
+ * tile past two, and a partial tile past five) and a third of the kinds. */
 START_TEST(portions) {
   gpu_dtype t;
   size_t vw;
@@ -68,7 +69,7 @@ START_TEST(portions) {
   gp_sort_cuda_set_single_block_max(0);
   for (uint32_t per = 1; per <= 2; per++) {
     gp_sort_cuda_set_portion_tiles(per);
-    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s += tu_quick() ? 2 : 1)
       for (int k = 0; k < TEST_SORT_KINDS; k += tu_quick() ? 3 : 1)
         if ((k + (int)s) % 2 == (int)per % 2 || k == TEST_SORT_SMALL || k == TEST_SORT_EQUAL ||
             k == TEST_SORT_SPARSE)
