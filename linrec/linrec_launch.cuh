@@ -72,11 +72,6 @@ gpu_status launch_tiles(const char *fn, const Source &src, const Sink &sink, uin
   return s != GPU_OK ? s : r;
 }
 
-/* Shared memory of linrec_pipelined: three stages of a tile of a and of b. */
-template <typename T, typename Shape> constexpr size_t linrec_pipelined_smem() {
-  return 3 * 2 * size_t(Shape::tile_items) * sizeof(T);
-}
-
 /* One look-back launch of persistent blocks (linrec_pipelined): as many as
  * are resident at once, at most one per tile; each takes one counter index
  * past the last tile, so the counter is sized for tiles + grid. */
@@ -85,7 +80,7 @@ template <typename T, bool REVERSE, typename Op, typename Shape = typename linre
 gpu_status launch_pipelined(const char *fn, const Source &src, const Sink &sink, uint64_t n, cudaStream_t stream) {
   using P = typename Source::pair;
   constexpr auto kernel = linrec_pipelined<Op, Shape, REVERSE, Source, Sink>;
-  constexpr size_t smem = linrec_pipelined_smem<T, Shape>();
+  constexpr size_t smem = pipelined_smem<T, Shape, 2>(); /* stages of a and b */
   const uint64_t tiles = (n + Shape::tile_items - 1) / Shape::tile_items;
   if (tiles > 0x7fffffffu) return gp_fail(GPU_ERR_UNSUPPORTED, "%s: n = %llu is too large", fn, (unsigned long long)n);
   gpu_status s = allow_shared_memory<kernel>(fn, Shape::threads, smem);

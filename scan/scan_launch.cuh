@@ -17,8 +17,11 @@
 
 namespace gp {
 
-/* Shared memory of scan_pipelined: three tiles. */
-template <typename T, typename Shape> constexpr size_t pipelined_smem() { return 3 * Shape::tile_items * sizeof(T); }
+/* Shared memory of scan_pipelined (K = 1) and of other pipelines of K
+ * input arrays: their stages. */
+template <typename T, typename Shape, int K = 1> constexpr size_t pipelined_smem() {
+  return tile_stages<T, Shape, false, K>::SHARED_BYTES;
+}
 
 template <typename T, gpu_op OP, bool REVERSE>
 gpu_status scan_lookback_dir(const T *in, T *out, uint64_t n, bool exclusive, cudaStream_t stream) {

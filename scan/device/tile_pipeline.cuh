@@ -170,6 +170,7 @@ template <typename T, typename Shape, bool REVERSE, int K = 1> struct tile_stage
   static constexpr int STAGES = 3;
   static constexpr uint32_t TILE_BYTES = Shape::tile_items * sizeof(T);
   static constexpr uint32_t STAGE_BYTES = K * TILE_BYTES;
+  static constexpr uint32_t SHARED_BYTES = STAGES * STAGE_BYTES; /* the launch's dynamic shared memory */
   unsigned char *mem; /* STAGES * STAGE_BYTES of dynamic shared memory */
   stage_barriers<STAGES> &bars;
   uint32_t *tile_of;  /* shared: the tile each stage holds, `tiles` for none */
