@@ -41,6 +41,7 @@ static bool still_poisoned(const void *p, size_t bytes) {
 
 /* in = 1..6 in segments [0,2) [2,2) [2,5) [5,6): every flag, both forms, and the reduce. */
 START_TEST(segmented_worked_example) {
+  if (!tu_in_shard(0)) return;
   const int32_t in[6] = {1, 2, 3, 4, 5, 6};
   const int64_t offsets[5] = {0, 2, 2, 5, 6};
   const uint8_t heads[6] = {0, 0, 7, 0, 0, 1}; /* heads[0] is ignored */
@@ -85,6 +86,7 @@ END_TEST
 /* A segment's first element is its inclusive scan and a one-element
  * segment's reduction, bit for bit: a lone -0.0 stays -0.0 under ADD. */
 START_TEST(segmented_negative_zero) {
+  if (!tu_in_shard(1)) return;
   const float in[3] = {-0.0f, 1.0f, -0.0f};
   const int64_t offsets[3] = {0, 2, 3};
   const uint8_t heads[3] = {0, 0, 1}; /* heads[0] ignored: a segment starts at 0 anyway */
@@ -110,6 +112,7 @@ END_TEST
 /* n == 0 does nothing (NULL pointers allowed); segments over n == 0 are all
  * empty, and their reductions the identities. */
 START_TEST(segmented_empty_input) {
+  if (!tu_in_shard(2)) return;
   EXPECT(gpu_segscan_flags(NULL, NULL, 0, NULL, GPU_F32, GPU_ADD, 0), GPU_OK, NULL);
   EXPECT(gpu_segscan_offsets(NULL, NULL, 0, NULL, 0, GPU_F32, GPU_ADD, GPU_REVERSE), GPU_OK, NULL);
   EXPECT(gpu_segscan_offsets(NULL, NULL, 0, NULL, 5, GPU_I64, GPU_MIN, GPU_EXCLUSIVE), GPU_OK, NULL);
@@ -136,6 +139,7 @@ START_TEST(segmented_empty_input) {
 END_TEST
 
 START_TEST(segmented_bad_arguments) {
+  if (!tu_in_shard(3)) return;
   int32_t h[N], back[N];
   for (int i = 0; i < N; i++) h[i] = i;
   const int64_t offsets[3] = {0, 40, N};
@@ -211,6 +215,7 @@ static gpu_status with_verdict(gpu_status s) { return s == GPU_OK && TU_CUDA ? g
 /* Malformed offsets of every kind: refused, nothing written outside out
  * (host: nothing at all), the host's message names the first bad entry. */
 START_TEST(segmented_malformed_offsets) {
+  if (!tu_in_shard(4)) return;
   enum { n = 10 };
   static const struct {
     int64_t v[5];
@@ -328,6 +333,7 @@ static void malformed_offsets_large(size_t mean, size_t n, bool every_case) {
 }
 
 START_TEST(segmented_malformed_offsets_large) {
+  if (!tu_in_shard(5 + (size_t)_i)) return;
   malformed_offsets_large(_i ? 64 : 8, TU_CUDA ? (size_t)1 << 24 : (size_t)1 << 16, true);
 }
 END_TEST
@@ -335,7 +341,9 @@ END_TEST
 /* The same at 2^16 elements in segments of 64 (1024 segments): on CUDA
  * gpu_segreduce runs segreduce_direct there, whose group blocks check the
  * offsets they hold instead of the warps' windows. */
-START_TEST(segmented_malformed_offsets_direct) { malformed_offsets_large(64, (size_t)1 << 16, true); }
+START_TEST(segmented_malformed_offsets_direct) {
+  if (tu_in_shard(7)) malformed_offsets_large(64, (size_t)1 << 16, true);
+}
 END_TEST
 
 /* The same in runs of more tiles than the CUDA backend walks, where each
@@ -351,6 +359,7 @@ END_TEST
  * offsets[nseg] beyond in's allocation (malformed: reported once by
  * gpu_synchronize, nothing written past out, in and offsets unchanged). */
 START_TEST(segmented_reduce_n_from_offsets) {
+  if (!tu_in_shard(8)) return;
   enum { n = 10, nseg = 3 };
   const int64_t offsets[nseg + 1] = {0, 4, 4, n};
   int32_t h[n + nseg];
@@ -385,6 +394,7 @@ START_TEST(segmented_reduce_n_from_offsets) {
 }
 END_TEST
 
+/* The arguments case, sharded by a number a test (tu_in_shard). */
 void segmented_add_argument_tests(TCase *tc);
 void segmented_add_argument_tests(TCase *tc) {
   tcase_add_test(tc, segmented_worked_example);

@@ -273,8 +273,9 @@ void test_sort_combo(int i, gpu_dtype *t, size_t *value_bytes, unsigned *flags) 
 
 /* Small sizes (up to 4097): every combination, every kind. Quick (under
  * compute-sanitizer): up to 1025, the kind rotating with the size, and
- * every kind at 1025. */
+ * every kind at 1025. Sharded by combination (tu_in_shard). */
 START_TEST(small_sizes) {
+  if (!tu_in_shard((size_t)_i)) return;
   gpu_dtype t;
   size_t vw;
   unsigned flags;

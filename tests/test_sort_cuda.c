@@ -2,7 +2,8 @@
  * CUDA-only sort checks, added to the CUDA sort suite: sizes around the
  * kernels' tile boundaries, the multi-pass (onesweep) path forced at small
  * n, n cut into portions of a few tiles, graph capture and replay, and an
- * n above 2^32.
+ * n above 2^32. Sharded (tu_in_shard): the loops by combination, the
+ * single tests by a number each.
  */
 #include <cuda_runtime_api.h>
 #include <stdio.h>
@@ -24,6 +25,7 @@ static void default_paths(void) {
  * three onesweep tiles, on the default paths and with the onesweep path
  * forced; the kind of keys rotates. */
 START_TEST(tile_boundaries) {
+  if (!tu_in_shard((size_t)_i)) return;
   gpu_dtype t;
   size_t vw;
   unsigned flags;
@@ -43,6 +45,7 @@ END_TEST
 /* The onesweep path at small n: every kind (all passes skipped, an odd
  * number of passes, passes skipped in between) for every combination. */
 START_TEST(onesweep_small_sizes) {
+  if (!tu_in_shard((size_t)_i)) return;
   gpu_dtype t;
   size_t vw;
   unsigned flags;
@@ -60,6 +63,7 @@ END_TEST
  * and copy launches done portion by portion. Quick: two of the sizes (a
  * tile past two, and a partial tile past five) and a third of the kinds. */
 START_TEST(portions) {
+  if (!tu_in_shard((size_t)_i)) return;
   gpu_dtype t;
   size_t vw;
   unsigned flags;
@@ -80,6 +84,7 @@ END_TEST
 
 /* A sort captured into a graph sorts new data on every replay. */
 START_TEST(graph_replay) {
+  if (!tu_in_shard(0)) return;
   const size_t n = 300007;
   uint32_t *keys = tu_alloc(n * 4), *values = tu_alloc(n * 4);
   uint32_t *hk = tu_xmalloc(n * 4), *hv = tu_xmalloc(n * 4), *gk = tu_xmalloc(n * 4), *gv = tu_xmalloc(n * 4);
@@ -131,6 +136,7 @@ END_TEST
 
 /* Memory the CUDA backend cannot use: refused, nothing written. */
 START_TEST(cuda_bad_memory) {
+  if (!tu_in_shard(1)) return;
   enum { N = 64 };
   uint32_t host[N], back[N], original[N];
   for (int i = 0; i < N; i++) original[i] = host[i] = (uint32_t)tu_rand();
@@ -196,7 +202,7 @@ static uint32_t next_expected(expected_walk *w, const uint32_t *extra, size_t n_
 }
 
 START_TEST(sort_above_2_to_32) {
-  if (tu_quick()) return;
+  if (tu_quick() || !tu_in_shard(2)) return;
   const size_t n_extra = 123457, n = ((size_t)1 << 32) + n_extra, chunk = (size_t)1 << 26;
   size_t free_b = 0, total_b = 0;
   CUDA_OK(cudaMemGetInfo(&free_b, &total_b));

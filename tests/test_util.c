@@ -43,6 +43,25 @@ bool tu_quick(void) {
   return q && *q && strcmp(q, "0") != 0;
 }
 
+bool tu_in_shard(size_t item) {
+  static bool parsed = false;
+  static unsigned long shard = 0, shards = 1;
+  if (!parsed) {
+    const char *e = getenv("GPUPRIM_TEST_SHARD");
+    if (e && *e) {
+      char *slash = NULL, *end = NULL;
+      shard = strtoul(e, &slash, 10);
+      shards = slash && *slash == '/' ? strtoul(slash + 1, &end, 10) : 0;
+      if (slash == e || !end || end == slash + 1 || *end || shards == 0 || shard >= shards) {
+        fprintf(stderr, "GPUPRIM_TEST_SHARD=%s: expected k/N with 0 <= k < N\n", e);
+        exit(2);
+      }
+    }
+    parsed = true;
+  }
+  return item % shards == shard;
+}
+
 int tu_run(Suite *s, bool nofork) {
   SRunner *sr = srunner_create(s);
   if (nofork) srunner_set_fork_status(sr, CK_NOFORK);

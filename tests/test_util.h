@@ -20,6 +20,10 @@ void tu_init(const char *suite);
 void tu_require_cuda(const char *suite);
 /* GPUPRIM_TEST_QUICK=1 (under compute-sanitizer): smaller sizes. */
 bool tu_quick(void);
+/* GPUPRIM_TEST_SHARD=k/N (compute-sanitizer's slow tools, N processes side
+ * by side): item i of a sharded test is this process's when i % N == k;
+ * every item where it is unset. A malformed value exits with status 2. */
+bool tu_in_shard(size_t item);
 
 /* Runs a suite; CUDA suites must not fork after CUDA starts (nofork = true).
  * Returns the process exit code. */

@@ -91,19 +91,25 @@ if has sanitize; then
   # GPUPRIM_SANITIZE_TOOLS, _REGEX, _CASES pick the tools, suites and Check
   # cases (each case in a process of its own, with its own timeout and log);
   # suite:case entries apply to suites named *suite*;
-  # GPUPRIM_SANITIZE_JOBS runs that many at once (default 1).
-  sanitize_one() { # tool suite case
-    local tool=$1 t=$2 case=$3 extra="" ck="" log t1 rc
+  # GPUPRIM_SANITIZE_JOBS runs that many at once (default 1);
+  # GPUPRIM_SANITIZE_SHARDS=N splits each (tool, suite, case) into N
+  # processes, each with its share of the sharded tests (GPUPRIM_TEST_SHARD,
+  # tests/test_util.h: sort's small and cuda cases, segmented's arguments).
+  sanitize_one() { # tool suite case shard (k/N, or - for none)
+    local tool=$1 t=$2 case=$3 shard=$4 extra="" ck="" sh="" log t1 rc name
     [ "$tool" = memcheck ] && extra="--leak-check full"
     [ "$case" != all ] && ck=CK_RUN_CASE=$case
-    log=$OUT/sanitize-$tool-$(basename "$t")$([ "$case" != all ] && echo "-$case").log
+    [ "$shard" != - ] && sh=GPUPRIM_TEST_SHARD=$shard
+    name=$(basename "$t")$([ "$case" != all ] && echo "-$case")$([ "$shard" != - ] && echo "-s${shard%/*}")
+    log=$OUT/sanitize-$tool-$name.log
     t1=$(date +%s)
     # shellcheck disable=SC2086
-    env $ck GPUPRIM_TEST_QUICK=1 timeout "${GPUPRIM_SANITIZE_TIMEOUT:-480}" compute-sanitizer --tool "$tool" \
+    env $ck $sh GPUPRIM_TEST_QUICK=1 timeout "${GPUPRIM_SANITIZE_TIMEOUT:-480}" compute-sanitizer --tool "$tool" \
       $extra --error-exitcode 99 "$t" >"$log" 2>&1
     rc=$?
-    note "compute-sanitizer $tool $(basename "$t")$([ "$case" != all ] && echo " case $case"): rc=$rc" \
-      "($(grep -m1 -E 'ERROR SUMMARY|LEAK SUMMARY|RACECHECK SUMMARY' "$log"))  $(( $(date +%s) - t1 )) s"
+    note "compute-sanitizer $tool $(basename "$t")$([ "$case" != all ] && echo " case $case")$([ "$shard" != - ] &&
+      echo " shard $shard"): rc=$rc ($(grep -m1 -E 'ERROR SUMMARY|LEAK SUMMARY|RACECHECK SUMMARY' "$log"))" \
+      " $(( $(date +%s) - t1 )) s"
   }
   export -f sanitize_one note
   export summary
@@ -116,7 +122,12 @@ if has sanitize; then
         if [[ $case != *:* ]]; then plain="$plain $case"
         elif [[ $(basename "$t") == *"${case%%:*}"* ]]; then own="$own ${case#*:}"; fi
       done
-      for case in ${own:-${plain:-all}}; do echo "$tool $t $case"; done
+      shards=${GPUPRIM_SANITIZE_SHARDS:-1}
+      for case in ${own:-${plain:-all}}; do
+        if [ "$shards" -le 1 ]; then echo "$tool $t $case -"; else
+          for k in $(seq 0 $((shards - 1))); do echo "$tool $t $case $k/$shards"; done
+        fi
+      done
     done
   done | xargs -P "${GPUPRIM_SANITIZE_JOBS:-1}" -L 1 bash -c 'sanitize_one "$@"' _
 fi

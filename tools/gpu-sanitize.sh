@@ -5,7 +5,8 @@
 # the totals. Runs tools/gpu-run.sh's sanitize stage (its quick smoke pass of
 # every suite first, and its build or carried tree); the same variables
 # choose suites and tools (GPUPRIM_SANITIZE_REGEX, GPUPRIM_SANITIZE_TOOLS,
-# GPUPRIM_SANITIZE_CASES). Logs in $OUT (default /tmp/gpuprim-out).
+# GPUPRIM_SANITIZE_CASES, GPUPRIM_SANITIZE_JOBS, GPUPRIM_SANITIZE_SHARDS).
+# Logs in $OUT (default /tmp/gpuprim-out).
 #
 #   tools/gpu-sanitize.sh        exit 0 when every run is clean
 set -uo pipefail
