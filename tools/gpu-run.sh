@@ -96,20 +96,19 @@ if has sanitize; then
   # processes, each with its share of the sharded tests (GPUPRIM_TEST_SHARD,
   # tests/test_util.h: sort's small and cuda cases, segmented's arguments).
   sanitize_one() { # tool suite case shard (k/N, or - for none)
-    local tool=$1 t=$2 case=$3 shard=$4 extra="" ck="" sh="" log t1 rc name
+    local tool=$1 t=$2 case=$3 shard=$4 extra="" vars=() what name log t1 rc
     [ "$tool" = memcheck ] && extra="--leak-check full"
-    [ "$case" != all ] && ck=CK_RUN_CASE=$case
-    [ "$shard" != - ] && sh=GPUPRIM_TEST_SHARD=$shard
-    name=$(basename "$t")$([ "$case" != all ] && echo "-$case")$([ "$shard" != - ] && echo "-s${shard%/*}")
+    what=$(basename "$t") name=$(basename "$t")
+    if [ "$case" != all ]; then vars+=(CK_RUN_CASE="$case") what+=" case $case" name+="-$case"; fi
+    if [ "$shard" != - ]; then vars+=(GPUPRIM_TEST_SHARD="$shard") what+=" shard $shard" name+="-s${shard%/*}"; fi
     log=$OUT/sanitize-$tool-$name.log
     t1=$(date +%s)
     # shellcheck disable=SC2086
-    env $ck $sh GPUPRIM_TEST_QUICK=1 timeout "${GPUPRIM_SANITIZE_TIMEOUT:-480}" compute-sanitizer --tool "$tool" \
+    env "${vars[@]}" GPUPRIM_TEST_QUICK=1 timeout "${GPUPRIM_SANITIZE_TIMEOUT:-480}" compute-sanitizer --tool "$tool" \
       $extra --error-exitcode 99 "$t" >"$log" 2>&1
     rc=$?
-    note "compute-sanitizer $tool $(basename "$t")$([ "$case" != all ] && echo " case $case")$([ "$shard" != - ] &&
-      echo " shard $shard"): rc=$rc ($(grep -m1 -E 'ERROR SUMMARY|LEAK SUMMARY|RACECHECK SUMMARY' "$log"))" \
-      " $(( $(date +%s) - t1 )) s"
+    note "compute-sanitizer $tool $what: rc=$rc" \
+      "($(grep -m1 -E 'ERROR SUMMARY|LEAK SUMMARY|RACECHECK SUMMARY' "$log"))  $(( $(date +%s) - t1 )) s"
   }
   export -f sanitize_one note
   export summary
