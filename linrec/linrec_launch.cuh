@@ -39,6 +39,14 @@ inline linrec_plan channel_plan(uint64_t len, uint64_t count) {
   return linrec_plan{linrec_path::channels, steps, (len + steps - 1) / steps};
 }
 
+/* Warps that scan one channel's pairs in channels_carry: enough that each
+ * thread's run is at most LINREC_CARRY_RUN pairs, up to a block's 8. */
+inline int carry_group_warps(uint64_t pairs) {
+  int warps = 1;
+  while (warps < CARRY_THREADS / WARP && pairs > uint64_t(warps) * WARP * LINREC_CARRY_RUN) warps *= 2;
+  return warps;
+}
+
 /* Which path a shape runs (linrec_tuning.h's thresholds). */
 inline linrec_plan plan_linrec(const gp_linrec_shape &s) {
   const linrec_plan lookback{linrec_path::lookback, 0, 0}, segments{linrec_path::lookback_segments, 0, 0};
@@ -134,8 +142,10 @@ gpu_status run_channels(const char *fn, const linrec_plan &plan, const T *a, con
   channels_fold<UNROLL><<<unsigned(fold_blocks), NT, 0, stream>>>(l, pair_a, pair_b);
   st = check_launch(fn, "channels_fold");
   if (st == GPU_OK) {
-    channels_carry<<<unsigned((s.count + NT - 1) / NT), NT, 0, stream>>>(s.count, plan.chunks, pair_a, pair_b, h0,
-                                                                          carry);
+    const int group = carry_group_warps(plan.chunks - 1);
+    const uint64_t carry_blocks = (s.count * group + CARRY_THREADS / WARP - 1) / (CARRY_THREADS / WARP);
+    channels_carry<UNROLL><<<unsigned(carry_blocks), CARRY_THREADS, 0, stream>>>(s.count, plan.chunks, group, pair_a,
+                                                                                pair_b, h0, carry);
     st = check_launch(fn, "channels_carry");
   }
   if (st == GPU_OK) {

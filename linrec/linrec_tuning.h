@@ -52,6 +52,10 @@ constexpr uint64_t LINREC_CHANNEL_TARGET_THREADS = uint64_t(1) << 18;
 /* Steps a chunk at least: shorter chunks spend more on the fold and carry
  * passes than they gain in threads. */
 constexpr uint64_t LINREC_CHANNEL_MIN_CHUNK_STEPS = 64;
+/* Pairs a thread of channels_carry folds in order, at most, where a
+ * channel's chunks fill no more than the 8 warps of a block: the rest of
+ * the carry is a scan across the threads, so this bounds its latency. */
+constexpr uint64_t LINREC_CARRY_RUN = 16;
 /* Sequence-major batches run the channel path (a thread walks its own
  * contiguous sequence) at most this long and with at least
  * LINREC_SEQ_MAJOR_CHANNEL_MIN_COUNT sequences; otherwise the look-back

@@ -290,6 +290,47 @@ START_TEST(linrec_nan_inf) {
 }
 END_TEST
 
+/* Sets element i of sequence s of a batch case to v. */
+static void set_batch_item(void *p, const lr_case *c, size_t s, size_t i, double v) {
+  const size_t at = c->flags & GPU_TIME_MAJOR ? i * c->count + s : s * c->len + i;
+  if (c->t == GPU_F32) ((float *)p)[at] = (float)v;
+  else ((double *)p)[at] = v;
+}
+
+/* Specials in batches stay in their sequence: every other sequence has an
+ * infinite b at its first and last steps (so that the state leaving it in
+ * scan order, either way, is infinite or NaN) and a NaN a in the middle;
+ * the sequences after them start afresh. Both layouts, both directions. */
+START_TEST(linrec_batch_nan_inf) {
+  static const size_t shapes[][2] = {{3000, 7}, {37, 300}, {20000, 3}};
+  for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+    for (int ti = 0; ti < 2; ti++)
+      for (unsigned flags = 0; flags <= (GPU_REVERSE | GPU_TIME_MAJOR); flags++) {
+        if (flags & GPU_EXCLUSIVE) continue;
+        const gpu_dtype t = ti ? GPU_F64 : GPU_F32;
+        const lr_case c = {LR_BATCH, t, shapes[i][0], shapes[i][1], NULL, 0, flags, flags % 2 == 0, false};
+        const size_t n = lr_case_n(&c), w = elem(t);
+        void *ha = tu_xmalloc(n * w), *hb = tu_xmalloc(n * w), *hh0 = tu_xmalloc(c.count * w);
+        lr_fill_uniform(ha, n, t, 0.25, 1);
+        lr_fill_uniform(hb, n, t, -1, 1);
+        lr_fill_uniform(hh0, c.count, t, -1, 1);
+        for (size_t s = 1; s < c.count; s += 2) {
+          set_batch_item(hb, &c, s, 0, s % 4 == 1 ? INFINITY : -INFINITY);
+          set_batch_item(hb, &c, s, c.len - 1, INFINITY);
+          set_batch_item(ha, &c, s, c.len / 2, NAN);
+        }
+        void *got = lr_run(&c, ha, hb, c.with_h0 ? hh0 : NULL);
+        long double *ref = tu_xmalloc(n * sizeof *ref), *bound = tu_xmalloc(n * sizeof *bound);
+        lr_case_reference(&c, ha, hb, c.with_h0 ? hh0 : NULL, ref, bound);
+        char msg[160];
+        snprintf(msg, sizeof msg, "batch NaN and infinities (%s, len %zu, count %zu, flags %u)",
+                 t == GPU_F32 ? "f32" : "f64", c.len, c.count, flags);
+        lr_check(got, t, ref, bound, n, msg);
+        free(got), free(ref), free(bound), free(ha), free(hb), free(hh0);
+      }
+}
+END_TEST
+
 /* Batches: both layouts, shapes from one long sequence to many short ones. */
 START_TEST(linrec_batch_layouts) {
   static const size_t shapes[][2] = {{1, 1},    {1, 1000},   {31, 33},   {256, 64},  {4097, 3},
@@ -378,6 +419,7 @@ Suite *linrec_suite(void) {
   tcase_add_test(accuracy, linrec_denormals);
   tcase_add_test(accuracy, linrec_nan_inf);
   tcase_add_test(layouts, linrec_batch_layouts);
+  tcase_add_test(layouts, linrec_batch_nan_inf);
   tcase_add_test(layouts, linrec_offsets_segments);
   tcase_add_test(layouts, linrec_same_bits);
   suite_add_tcase(s, basic);

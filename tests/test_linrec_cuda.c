@@ -123,7 +123,7 @@ static void cuda_against_host(const lr_case *c, const char *what) {
 
 START_TEST(linrec_cuda_matches_host) {
   static const size_t shapes[][2] = {{1000003, 1}, {256, 4096}, {4096, 256}, {3, 100000}, {16, 70001},
-                                     {100003, 7}, {20000, 64}};
+                                     {100003, 7}, {20000, 64}, {300001, 3}};
   for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
     for (int ti = 0; ti < 2; ti++)
       for (unsigned flags = 0; flags <= (GPU_REVERSE | GPU_TIME_MAJOR); flags += GPU_REVERSE) {

@@ -10,8 +10,9 @@
  * `chunks` chunks of `chunk_steps` steps, a thread per (channel, chunk):
  *   1. channels_fold:  each (channel, chunk) but the last folds its steps
  *                      into one pair (A, B), in order
- *   2. channels_carry: a thread per channel: each chunk's incoming state,
- *                      carry[k + 1] = A[k] carry[k] + B[k], carry[0] = h0
+ *   2. channels_carry: each chunk's incoming state, carry[0] = h0 and
+ *                      carry[k + 1] = A[k] carry[k] + B[k], as a scan of
+ *                      the pairs by a group of warps per channel
  *   3. channels_run:   each (channel, chunk) runs h = a h + b from its
  *                      incoming state and stores h
  * With one chunk only step 3 runs, from h0. The chunking depends on the
@@ -81,24 +82,78 @@ __global__ void channels_fold(channel_layout<T> l, T *pair_a, T *pair_b) {
   bool first = true;
   walk_steps<UNROLL>(l, c, lo, lo + l.chunk_steps, [&](uint64_t, T a, T b) {
     B = first ? b : lr_step(a, B, b);
-    A = first ? a : lr_mul(A, a);
+    A = first ? a : lr_coef_mul(A, a);
     first = false;
   });
   pair_a[k * l.count + c] = A;
   pair_b[k * l.count + c] = B;
 }
 
-/* Step 2: carry[k * count + c], the state before chunk k of channel c. */
-template <typename T>
-__global__ void channels_carry(uint64_t count, uint64_t chunks, const T *pair_a, const T *pair_b, const T *h0, T *carry) {
-  const uint64_t c = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (c >= count) return;
-  T state = h0 ? h0[c] : T(0);
-  carry[c] = state;
-  for (uint64_t k = 0; k + 1 < chunks; k++) {
-    state = lr_step(pair_a[k * count + c], state, pair_b[k * count + c]);
-    carry[(k + 1) * count + c] = state;
+/* Threads of a channels_carry block. */
+constexpr int CARRY_THREADS = 256;
+
+/* Pairs [lo, hi) of channel c folded onto `fold` in order, UNROLL loads in
+ * flight; with `store`, also carry[(k + 1) * count + c], the state after
+ * pair k (fold.b, where fold.a is 0: the state before them folded in). */
+template <int UNROLL, bool STORE, typename T>
+__device__ __forceinline__ lr_pair<T> fold_pairs(lr_pair<T> fold, uint64_t count, uint64_t c, uint64_t lo,
+                                                 uint64_t hi, const T *pair_a, const T *pair_b, T *carry) {
+  for (uint64_t k = lo; k < hi; k += UNROLL) {
+    T av[UNROLL], bv[UNROLL];
+#pragma unroll
+    for (int u = 0; u < UNROLL; u++)
+      if (k + u < hi) av[u] = pair_a[(k + u) * count + c], bv[u] = pair_b[(k + u) * count + c];
+#pragma unroll
+    for (int u = 0; u < UNROLL; u++) {
+      if (k + u >= hi) break;
+      fold = lr_op<T>::apply(fold, lr_pair<T>{av[u], bv[u]});
+      if (STORE) carry[(k + u + 1) * count + c] = fold.b;
+    }
   }
+  return fold;
+}
+
+/*
+ * Step 2: carry[k * count + c], the state before chunk k of channel c.
+ * `group_warps` warps (1, 2, 4 or 8) scan a channel's chunks - 1 pairs:
+ * thread r of the group takes a run of consecutive pairs, the first thread
+ * starting from (0, h0) so that each fold's b is a state; the group scans
+ * the runs' folds in order (warp_inclusive_scan, then the earlier warps'
+ * totals in order), and each thread walks its run again from the state
+ * before it, storing the states. The order depends on the shape only.
+ */
+template <int UNROLL, typename T>
+__global__ void __launch_bounds__(CARRY_THREADS)
+    channels_carry(uint64_t count, uint64_t chunks, int group_warps, const T *pair_a, const T *pair_b, const T *h0,
+                   T *carry) {
+  using P = lr_pair<T>;
+  __shared__ P s_total[CARRY_THREADS / WARP];
+  const int warp = threadIdx.x / WARP, lane = threadIdx.x % WARP, rank = warp % group_warps;
+  const uint64_t c = (uint64_t(blockIdx.x) * (CARRY_THREADS / WARP) + warp) / group_warps;
+  const bool live = c < count;
+  const uint64_t pairs = chunks - 1, per = (pairs + group_warps * WARP - 1) / (group_warps * WARP);
+  const uint64_t r = uint64_t(rank) * WARP + lane;
+  const uint64_t lo = r * per < pairs ? r * per : pairs, hi = lo + per < pairs ? lo + per : pairs;
+  const T start = live && h0 ? h0[c] : T(0);
+  /* A run's fold starts from its first pair (the neutral pair is exact
+   * only on the right); empty runs, at the end, hold the neutral pair. */
+  P fold = lr_op<T>::neutral();
+  if (live && r == 0) fold = fold_pairs<UNROLL, false>(P{T(0), start}, count, c, lo, hi, pair_a, pair_b, carry);
+  else if (live && lo < hi)
+    fold = fold_pairs<UNROLL, false>(P{pair_a[lo * count + c], pair_b[lo * count + c]}, count, c, lo + 1, hi, pair_a,
+                                     pair_b, carry);
+  const P incl = warp_inclusive_scan<lr_op<T>, false>(fold, lane);
+  P before = __shfl_up_sync(FULL_MASK, incl, 1); /* the previous lane's inclusive fold */
+  if (lane == WARP - 1) s_total[warp] = incl;
+  __syncthreads();
+  if (!live || lo >= hi) return;
+  if (rank > 0) {
+    P earlier = s_total[warp - rank];
+    for (int w = warp - rank + 1; w < warp; w++) earlier = lr_op<T>::apply(earlier, s_total[w]);
+    before = lane > 0 ? lr_op<T>::apply(earlier, before) : earlier;
+  }
+  if (r == 0) carry[c] = start;
+  fold_pairs<UNROLL, true>(P{T(0), r == 0 ? start : before.b}, count, c, lo, hi, pair_a, pair_b, carry);
 }
 
 /* Step 3: h along chunk k of channel c from its incoming state (carry, or
