@@ -2,7 +2,8 @@
 # One run on a machine with a GPU: build, then the stages asked for, and a
 # short table last. Logs and JSON go to $OUT (default /tmp/gpuprim-out).
 #
-#   tools/gpu-run.sh [test] [sanitize] [bench] [ab] [bits] [dist] [demo]   (default: test sanitize bench demo)
+#   tools/gpu-run.sh [test] [sanitize] [bench] [ab] [bits] [dist] [accel] [demo]
+#                    (default: test sanitize bench demo)
 #
 #   test      every ctest suite (a quick pass of each CUDA suite first, so that
 #             a hang or crash stops the run in a minute)
@@ -15,6 +16,9 @@
 #   bits      tools/seg_bits_diff against the earlier commit's library (after ab)
 #   dist      bench_dist under mpiexec with 1 and 2 ranks sharing the GPU
 #             (GPUPRIM_DIST_SIZES, default "1<<28 1<<30")
+#   accel     bench/accelerated_scan_compare.py: linrec against PyPI's
+#             accelerated-scan (its wheel in .gpu-deps; PyTorch and Triton
+#             from the machine's python3)
 #   demo      gpuprim demo
 #
 # The build is /tmp/gpuprim-build (GPUPRIM_BUILD_DIR), incremental when run
@@ -161,6 +165,16 @@ if has bits && [ -e .gpu-variants/before/libgpuprim.so ]; then
     LD_LIBRARY_PATH=$PWD/.gpu-variants/before timeout 200 /tmp/seg_bits_diff >"$OUT/bits-before.txt" &&
     LD_LIBRARY_PATH=$build timeout 200 /tmp/seg_bits_diff >"$OUT/bits-after.txt"
   note "seg_bits_diff: $(wc -l <"$OUT/bits-after.txt") cases, $(diff "$OUT/bits-before.txt" "$OUT/bits-after.txt" | grep -c '^>') differ"
+fi
+
+if has accel; then
+  if ls .gpu-deps/accelerated_scan-*.whl >/dev/null 2>&1; then
+    python3 -m pip install --no-deps --no-index -q .gpu-deps/accelerated_scan-*.whl >"$OUT/accel-install.log" 2>&1
+  fi
+  timeout "${GPUPRIM_ACCEL_TIMEOUT:-600}" python3 bench/accelerated_scan_compare.py "$build/libgpuprim.so" \
+    >"$OUT/accelerated_scan.txt" 2>&1
+  note "accelerated_scan_compare: rc=$?"
+  grep -E "^(fwd|bwd|  )|unavailable|Error" "$OUT/accelerated_scan.txt" | tee -a "$summary"
 fi
 
 if has dist && [ -x "$build/dist/bench_dist" ]; then
