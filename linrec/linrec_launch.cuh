@@ -43,7 +43,7 @@ inline linrec_plan channel_plan(uint64_t len, uint64_t count) {
  * thread's run is at most LINREC_CARRY_RUN pairs, up to a block's 8. */
 inline int carry_group_warps(uint64_t pairs) {
   int warps = 1;
-  while (warps < CARRY_THREADS / WARP && pairs > uint64_t(warps) * WARP * LINREC_CARRY_RUN) warps *= 2;
+  while (warps < CARRY_WARPS && pairs > uint64_t(warps) * WARP * LINREC_CARRY_RUN) warps *= 2;
   return warps;
 }
 
@@ -143,7 +143,7 @@ gpu_status run_channels(const char *fn, const linrec_plan &plan, const T *a, con
   st = check_launch(fn, "channels_fold");
   if (st == GPU_OK) {
     const int group = carry_group_warps(plan.chunks - 1);
-    const uint64_t carry_blocks = (s.count * group + CARRY_THREADS / WARP - 1) / (CARRY_THREADS / WARP);
+    const uint64_t carry_blocks = (s.count * group + CARRY_WARPS - 1) / CARRY_WARPS;
     channels_carry<UNROLL><<<unsigned(carry_blocks), CARRY_THREADS, 0, stream>>>(s.count, plan.chunks, group, pair_a,
                                                                                 pair_b, h0, carry);
     st = check_launch(fn, "channels_carry");

@@ -290,9 +290,10 @@ START_TEST(linrec_nan_inf) {
 }
 END_TEST
 
-/* Sets element i of sequence s of a batch case to v. */
+/* Sets element i (physical order) of sequence s of a batch case to v. */
 static void set_batch_item(void *p, const lr_case *c, size_t s, size_t i, double v) {
-  const size_t at = c->flags & GPU_TIME_MAJOR ? i * c->count + s : s * c->len + i;
+  const lr_seq seq = lr_seq_of(s, c->len, c->count, NULL, (c->flags & GPU_TIME_MAJOR) != 0, false);
+  const size_t at = (size_t)((ptrdiff_t)seq.base + (ptrdiff_t)i * seq.step);
   if (c->t == GPU_F32) ((float *)p)[at] = (float)v;
   else ((double *)p)[at] = v;
 }

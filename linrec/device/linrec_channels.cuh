@@ -89,8 +89,8 @@ __global__ void channels_fold(channel_layout<T> l, T *pair_a, T *pair_b) {
   pair_b[k * l.count + c] = B;
 }
 
-/* Threads of a channels_carry block. */
-constexpr int CARRY_THREADS = 256;
+/* Warps and threads of a channels_carry block. */
+constexpr int CARRY_WARPS = 8, CARRY_THREADS = CARRY_WARPS * WARP;
 
 /* Pairs [lo, hi) of channel c folded onto `fold` in order, UNROLL loads in
  * flight; with `store`, also carry[(k + 1) * count + c], the state after
@@ -127,9 +127,9 @@ __global__ void __launch_bounds__(CARRY_THREADS)
     channels_carry(uint64_t count, uint64_t chunks, int group_warps, const T *pair_a, const T *pair_b, const T *h0,
                    T *carry) {
   using P = lr_pair<T>;
-  __shared__ P s_total[CARRY_THREADS / WARP];
+  __shared__ P s_total[CARRY_WARPS];
   const int warp = threadIdx.x / WARP, lane = threadIdx.x % WARP, rank = warp % group_warps;
-  const uint64_t c = (uint64_t(blockIdx.x) * (CARRY_THREADS / WARP) + warp) / group_warps;
+  const uint64_t c = (uint64_t(blockIdx.x) * CARRY_WARPS + warp) / group_warps;
   const bool live = c < count;
   const uint64_t pairs = chunks - 1, per = (pairs + group_warps * WARP - 1) / (group_warps * WARP);
   const uint64_t r = uint64_t(rank) * WARP + lane;
