@@ -267,6 +267,13 @@ GPUPRIM_API gpu_status gpu_linrec_offsets(const void *a, const void *b, void *h,
  */
 GPUPRIM_API gpu_status gpu_linrec_backward(const void *a, const void *h, const void *dh, void *da,
                                            void *db, size_t n, gpu_dtype t, const void *h0, unsigned flags);
+/* Beyond the contract: the backward pass of gpu_linrec_batch, each of the
+ * `count` sequences of `len` steps as gpu_linrec_backward (layout and
+ * direction by flags, as the forward pass's). h0 is NULL (all 0) or the
+ * forward pass's `count` initial states, in the backend's memory. */
+GPUPRIM_API gpu_status gpu_linrec_backward_batch(const void *a, const void *h, const void *dh, void *da,
+                                                 void *db, size_t len, size_t count, gpu_dtype t,
+                                                 const void *h0, unsigned flags);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,7 @@
 /*
- * gpu_linrec, gpu_linrec_batch, gpu_linrec_offsets and gpu_linrec_backward:
- * argument checks, then the backend's implementation.
+ * gpu_linrec, gpu_linrec_batch, gpu_linrec_offsets, gpu_linrec_backward and
+ * gpu_linrec_backward_batch: argument checks, then the backend's
+ * implementation.
  *
  * Every argument is checked before memory is touched: the type (GPU_F32 and
  * GPU_F64 only), the flags, each array's pointer, alignment and extent, and
@@ -48,13 +49,13 @@ static gpu_status check_forward(const char *fn, const void *a, const void *b, vo
 }
 
 /* Initial states of count sequences in the backend's memory (NULL: all 0),
- * disjoint from h. */
-static gpu_status check_states(const char *fn, const void *h0, size_t count, const void *h,
-                               size_t n, gpu_dtype t, gpu_backend be) {
+ * disjoint from the output `out` (named out_name) of n elements. */
+static gpu_status check_states(const char *fn, const void *h0, size_t count, const char *out_name,
+                               const void *out, size_t n, gpu_dtype t, gpu_backend be) {
   if (!h0) return GPU_OK;
   const size_t w = gpu_dtype_size(t);
   gpu_status s = gp_check_array(fn, "h0", h0, count, w, be);
-  if (s == GPU_OK) s = gp_check_disjoint(fn, "h", h, n * w, "h0", h0, count * w);
+  if (s == GPU_OK) s = gp_check_disjoint(fn, out_name, out, n * w, "h0", h0, count * w);
   return s;
 }
 
@@ -85,7 +86,7 @@ gpu_status gpu_linrec_batch(const void *a, const void *b, void *h, size_t len, s
   const size_t n = len * count;
   gpu_backend be = GPU_BACKEND_HOST;
   gpu_status s = check_forward(fn, a, b, h, n, t, flags, GPU_REVERSE | GPU_TIME_MAJOR, &be);
-  if (s == GPU_OK) s = check_states(fn, h0, count, h, n, t, be);
+  if (s == GPU_OK) s = check_states(fn, h0, count, "h", h, n, t, be);
   if (s != GPU_OK || n == 0) return s;
   const gp_linrec_shape shape = {flags & GPU_TIME_MAJOR ? GP_LINREC_TIME_MAJOR : GP_LINREC_SEQ_MAJOR,
                                  t, n, len, count, NULL, h0, (flags & GPU_REVERSE) != 0};
@@ -123,7 +124,7 @@ gpu_status gpu_linrec_offsets(const void *a, const void *b, void *h, const int64
   const size_t w = gpu_dtype_size(t);
   if (s == GPU_OK)
     s = gp_check_disjoint(fn, "h", h, n * w, "offsets", offsets, (nseg + 1) * sizeof(int64_t));
-  if (s == GPU_OK) s = check_states(fn, h0, nseg, h, n, t, be);
+  if (s == GPU_OK) s = check_states(fn, h0, nseg, "h", h, n, t, be);
   if (s != GPU_OK || n == 0) return s;
   const gp_linrec_shape shape = {GP_LINREC_OFFSETS, t, n, 0, nseg, offsets, h0, (flags & GPU_REVERSE) != 0};
   return run_forward(a, b, h, &shape, be);
@@ -148,6 +149,15 @@ static gpu_status check_backward_arrays(const char *fn, const void *a, const voi
   return s;
 }
 
+static gpu_status run_backward(const void *a, const void *h, const void *dh, void *da, void *db,
+                               const gp_linrec_shape *shape, gpu_backend be) {
+#if GPUPRIM_HAVE_CUDA
+  if (be == GPU_BACKEND_CUDA) return gp_linrec_backward_cuda(a, h, dh, da, db, shape);
+#endif
+  (void)be;
+  return gp_linrec_backward_host(a, h, dh, da, db, shape);
+}
+
 gpu_status gpu_linrec_backward(const void *a, const void *h, const void *dh, void *da, void *db,
                                size_t n, gpu_dtype t, const void *h0, unsigned flags) {
   static const char fn[] = "gpu_linrec_backward";
@@ -157,9 +167,25 @@ gpu_status gpu_linrec_backward(const void *a, const void *h, const void *dh, voi
   if (s == GPU_OK) s = gp_backend(fn, &be);
   if (s == GPU_OK) s = check_backward_arrays(fn, a, h, dh, da, db, n, gpu_dtype_size(t), be);
   if (s != GPU_OK || n == 0) return s;
-  const bool reverse = (flags & GPU_REVERSE) != 0;
-#if GPUPRIM_HAVE_CUDA
-  if (be == GPU_BACKEND_CUDA) return gp_linrec_backward_cuda(a, h, dh, da, db, n, t, h0, reverse);
-#endif
-  return gp_linrec_backward_host(a, h, dh, da, db, n, t, h0, reverse);
+  const gp_linrec_shape shape = {GP_LINREC_SINGLE, t, n, n, 1, NULL, h0, (flags & GPU_REVERSE) != 0};
+  return run_backward(a, h, dh, da, db, &shape, be);
+}
+
+gpu_status gpu_linrec_backward_batch(const void *a, const void *h, const void *dh, void *da, void *db,
+                                     size_t len, size_t count, gpu_dtype t, const void *h0, unsigned flags) {
+  static const char fn[] = "gpu_linrec_backward_batch";
+  if (count != 0 && len > SIZE_MAX / count)
+    return gp_fail(GPU_ERR_INVALID_ARGUMENT, "%s: len * count = %zu * %zu overflows", fn, len, count);
+  const size_t n = len * count, w = gpu_dtype_size(t);
+  gpu_backend be = GPU_BACKEND_HOST;
+  gpu_status s = check_float_dtype(fn, t);
+  if (s == GPU_OK) s = gp_check_flags(fn, flags, GPU_REVERSE | GPU_TIME_MAJOR);
+  if (s == GPU_OK) s = gp_backend(fn, &be);
+  if (s == GPU_OK) s = check_backward_arrays(fn, a, h, dh, da, db, n, w, be);
+  if (s == GPU_OK) s = check_states(fn, h0, count, "da", da, n, t, be);
+  if (s == GPU_OK && h0) s = gp_check_disjoint(fn, "db", db, n * w, "h0", h0, count * w);
+  if (s != GPU_OK || n == 0) return s;
+  const gp_linrec_shape shape = {flags & GPU_TIME_MAJOR ? GP_LINREC_TIME_MAJOR : GP_LINREC_SEQ_MAJOR,
+                                 t, n, len, count, NULL, h0, (flags & GPU_REVERSE) != 0};
+  return run_backward(a, h, dh, da, db, &shape, be);
 }

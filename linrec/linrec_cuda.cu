@@ -5,8 +5,7 @@
   extern "C" gpu_status gp_linrec_cuda_##SUFFIX(const void *a, const void *b, void *h,                      \
                                                 const gp_linrec_shape *shape);                              \
   extern "C" gpu_status gp_linrec_backward_cuda_##SUFFIX(const void *a, const void *h, const void *dh,      \
-                                                         void *da, void *db, size_t n, const void *h0,      \
-                                                         bool reverse);
+                                                         void *da, void *db, const gp_linrec_shape *shape);
 GP_DECLARE_LINREC_CUDA_TYPE(f32)
 GP_DECLARE_LINREC_CUDA_TYPE(f64)
 
@@ -16,7 +15,7 @@ extern "C" gpu_status gp_linrec_cuda(const void *a, const void *b, void *h, cons
 }
 
 extern "C" gpu_status gp_linrec_backward_cuda(const void *a, const void *h, const void *dh, void *da, void *db,
-                                              size_t n, gpu_dtype t, const void *h0, bool reverse) {
-  if (t == GPU_F64) return gp_linrec_backward_cuda_f64(a, h, dh, da, db, n, h0, reverse);
-  return gp_linrec_backward_cuda_f32(a, h, dh, da, db, n, h0, reverse);
+                                              const gp_linrec_shape *shape) {
+  if (shape->t == GPU_F64) return gp_linrec_backward_cuda_f64(a, h, dh, da, db, shape);
+  return gp_linrec_backward_cuda_f32(a, h, dh, da, db, shape);
 }

@@ -15,9 +15,10 @@ extern "C" {
 
 /* h == b allowed. Ordered on the thread's stream; bitwise identical run to run. */
 gpu_status gp_linrec_cuda(const void *a, const void *b, void *h, const gp_linrec_shape *shape);
-/* db == dh allowed; h0 a host pointer to one element or NULL. */
+/* db == dh allowed. One sequence (h0 a host pointer to one element, or
+ * NULL) or a batch (h0 NULL or count elements in device memory). */
 gpu_status gp_linrec_backward_cuda(const void *a, const void *h, const void *dh, void *da, void *db,
-                                   size_t n, gpu_dtype t, const void *h0, bool reverse);
+                                   const gp_linrec_shape *shape);
 
 #ifdef __cplusplus
 }

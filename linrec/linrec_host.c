@@ -197,12 +197,35 @@ gpu_status gp_linrec_host(const void *a, const void *b, void *h, const gp_linrec
   return sequences(&x, shape);
 }
 
-gpu_status gp_linrec_backward_host(const void *a, const void *h, const void *dh, void *da, void *db,
-                                   size_t n, gpu_dtype t, const void *h0, bool reverse) {
-  double edge = 0.0;
-  if (h0) edge = t == GPU_F32 ? (double)*(const float *)h0 : *(const double *)h0;
+/* Sequence s of a shape in the backward's scan order (the forward's
+ * reversed): its last step in the forward's order first. */
+static lr_view backward_view_of(const gp_linrec_shape *sh, size_t s) {
+  const bool time_major = sh->layout == GP_LINREC_TIME_MAJOR;
+  const size_t first = time_major ? s : s * sh->len, stride = time_major ? sh->count : 1;
+  if (sh->reverse) return (lr_view){first, (ptrdiff_t)stride, sh->len};
+  return (lr_view){first + (sh->len - 1) * stride, -(ptrdiff_t)stride, sh->len};
+}
+
+/* Sequence s's backward pass: g from 0, edge = the forward's initial state. */
+static gpu_status backward_sequence(const void *a, const void *h, const void *dh, void *da, void *db,
+                                    const gp_linrec_shape *sh, size_t s) {
+  const bool f32 = sh->t == GPU_F32;
+  const double edge = f32 ? (double)start_of_f32(sh, s) : start_of_f64(sh, s);
   const lr_arrays x = {a, dh, db, da, h, edge, true};
-  /* The backward's scan order is the forward's reversed. */
-  const lr_view v = reverse ? (lr_view){0, 1, n} : (lr_view){n - 1, -1, n};
-  return t == GPU_F32 ? sequence_f32(&x, &v, 0.0f) : sequence_f64(&x, &v, 0.0);
+  const lr_view v = backward_view_of(sh, s);
+  return f32 ? sequence_f32(&x, &v, 0.0f) : sequence_f64(&x, &v, 0.0);
+}
+
+gpu_status gp_linrec_backward_host(const void *a, const void *h, const void *dh, void *da, void *db,
+                                   const gp_linrec_shape *sh) {
+  /* Sequences of at most CHUNK steps in parallel over sequences (the plain
+   * loop, no allocation); longer ones one at a time, parallel inside. */
+  if (sh->len <= CHUNK) {
+#pragma omp parallel for schedule(dynamic, 64) if (sh->n >= PARALLEL_MIN && sh->count > 1)
+    for (size_t s = 0; s < sh->count; s++) (void)backward_sequence(a, h, dh, da, db, sh, s);
+    return GPU_OK;
+  }
+  gpu_status st = GPU_OK;
+  for (size_t s = 0; s < sh->count && st == GPU_OK; s++) st = backward_sequence(a, h, dh, da, db, sh, s);
+  return st;
 }

@@ -7,9 +7,10 @@
 
 /* Arguments already validated (offsets included); h == b allowed. */
 gpu_status gp_linrec_host(const void *a, const void *b, void *h, const gp_linrec_shape *shape);
-/* Arguments already validated; n > 0; db == dh allowed; h0 a host pointer
- * to one element or NULL. */
+/* Arguments already validated; n > 0; db == dh allowed. The shape is one
+ * sequence (h0 a host pointer to one element, or NULL) or a batch (h0 NULL
+ * or count elements in host memory), as the forward pass's. */
 gpu_status gp_linrec_backward_host(const void *a, const void *h, const void *dh, void *da, void *db,
-                                   size_t n, gpu_dtype t, const void *h0, bool reverse);
+                                   const gp_linrec_shape *shape);
 
 #endif

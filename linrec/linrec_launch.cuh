@@ -118,19 +118,22 @@ gpu_status launch_tiles_dir(const char *fn, bool reverse, const Source &src, con
                  : launch_tiles<T, false, Op>(fn, src, sink, n, stream);
 }
 
-/* The channel path over a batch in either layout. */
-template <typename T>
+/* The channel path over a batch in either layout: the forward pass (h
+ * from h0), or SHIFTED the backward pass (scan order the forward's
+ * reversed; h is db, from 0; grad.da, from grad.h_fwd and grad.edge). */
+template <typename T, bool SHIFTED = false>
 gpu_status run_channels(const char *fn, const linrec_plan &plan, const T *a, const T *b, T *h, const T *h0,
-                        const gp_linrec_shape &s, cudaStream_t stream) {
+                        const gp_linrec_shape &s, cudaStream_t stream, channel_gradients<T> grad = {}) {
   const bool time_major = s.layout == GP_LINREC_TIME_MAJOR;
   const channel_layout<T> l{a, b, s.len, s.count, time_major ? 1 : s.len, time_major ? s.count : 1,
-                            plan.chunk_steps, plan.chunks, s.reverse};
+                            plan.chunk_steps, plan.chunks, SHIFTED ? !s.reverse : s.reverse};
   constexpr int NT = LINREC_CHANNEL_THREADS, UNROLL = LINREC_CHANNEL_UNROLL;
   const uint64_t blocks = (s.count * plan.chunks + NT - 1) / NT;
   if (blocks > 0x7fffffffu) return gp_fail(GPU_ERR_UNSUPPORTED, "%s: %llu channels are too many", fn,
                                            (unsigned long long)s.count);
   if (plan.chunks == 1) {
-    channels_run<UNROLL><<<unsigned(blocks), NT, 0, stream>>>(l, static_cast<const T *>(nullptr), h0, h);
+    channels_run<UNROLL, SHIFTED><<<unsigned(blocks), NT, 0, stream>>>(l, static_cast<const T *>(nullptr), h0, h,
+                                                                       grad);
     return check_launch(fn, "channels_run");
   }
   const size_t per = size_t(s.count) * plan.chunks;
@@ -139,7 +142,7 @@ gpu_status run_channels(const char *fn, const linrec_plan &plan, const T *a, con
   if (st != GPU_OK) return st;
   T *pair_a = scratch, *pair_b = scratch + per, *carry = scratch + 2 * per;
   const uint64_t fold_blocks = (s.count * (plan.chunks - 1) + NT - 1) / NT;
-  channels_fold<UNROLL><<<unsigned(fold_blocks), NT, 0, stream>>>(l, pair_a, pair_b);
+  channels_fold<UNROLL, SHIFTED><<<unsigned(fold_blocks), NT, 0, stream>>>(l, pair_a, pair_b);
   st = check_launch(fn, "channels_fold");
   if (st == GPU_OK) {
     const int group = carry_group_warps(plan.chunks - 1);
@@ -149,7 +152,8 @@ gpu_status run_channels(const char *fn, const linrec_plan &plan, const T *a, con
     st = check_launch(fn, "channels_carry");
   }
   if (st == GPU_OK) {
-    channels_run<UNROLL><<<unsigned(blocks), NT, 0, stream>>>(l, static_cast<const T *>(carry), h0, h);
+    channels_run<UNROLL, SHIFTED><<<unsigned(blocks), NT, 0, stream>>>(l, static_cast<const T *>(carry), h0, h,
+                                                                       grad);
     st = check_launch(fn, "channels_run");
   }
   const gpu_status f = gp_pool_free(fn, scratch);
@@ -192,7 +196,8 @@ gpu_status linrec_run(const linrec_plan &plan, const T *a, const T *b, T *h, con
   return gp_fail(GPU_ERR_UNSUPPORTED, "%s: this path does not take this shape", fn);
 }
 
-/* The backward pass: a look-back scan opposite to the forward's. */
+/* The backward pass of one sequence: a look-back scan opposite to the
+ * forward's. h0 is a host pointer to one element, or NULL. */
 template <typename T>
 gpu_status linrec_backward(const T *a, const T *h, const T *dh, T *da, T *db, uint64_t n, const T *h0, bool reverse,
                            cudaStream_t stream) {
@@ -208,6 +213,30 @@ gpu_status linrec_backward(const T *a, const T *h, const T *dh, T *da, T *db, ui
   return launch_lookback<T, true>(fn, src, sink, n, stream);
 }
 
+/* The backward pass of a batch (h0: count states in device memory, or
+ * NULL). Time-major batches of several channels: the channel path,
+ * SHIFTED. Otherwise (sequence-major, or one channel, which is one
+ * contiguous sequence): the look-back over start flags, in the direction
+ * opposite to the forward's. */
+template <typename T>
+gpu_status linrec_backward_batch(const T *a, const T *h, const T *dh, T *da, T *db, const gp_linrec_shape &s,
+                                 cudaStream_t stream) {
+  static const char fn[] = "gpu_linrec_backward_batch";
+  const T *h0 = static_cast<const T *>(s.h0);
+  if (s.layout == GP_LINREC_TIME_MAJOR && s.count > 1)
+    return run_channels<T, true>(fn, channel_plan(s.len, s.count), a, dh, db, nullptr, s, stream,
+                                 channel_gradients<T>{h, h0, da});
+  const bool vector_ok = aligned16(a) && aligned16(h) && aligned16(dh) && aligned16(da) && aligned16(db);
+  const batch_shifted_source<T> src{shifted_source<T>{a, dh, s.n, vector_ok}, s.len, vector_ok};
+  using Op = lr_seg_op<T>;
+  if (s.reverse) {
+    const store_gradients_batch<T, true> sink{da, db, h, h0, s.len, vector_ok};
+    return launch_tiles<T, false, Op>(fn, src, sink, s.n, stream);
+  }
+  const store_gradients_batch<T, false> sink{da, db, h, h0, s.len, vector_ok};
+  return launch_tiles<T, true, Op>(fn, src, sink, s.n, stream);
+}
+
 }  // namespace gp
 
 /* One element type's entry points, named gp_linrec_cuda_<suffix> and
@@ -219,8 +248,12 @@ gpu_status linrec_backward(const T *a, const T *h, const T *dh, T *da, T *db, ui
                              static_cast<T *>(h), *shape, static_cast<cudaStream_t>(gp_stream()));            \
   }                                                                                                            \
   extern "C" gpu_status gp_linrec_backward_cuda_##SUFFIX(const void *a, const void *h, const void *dh, void *da, \
-                                                         void *db, size_t n, const void *h0, bool reverse) {   \
-    return gp::linrec_backward<T>(static_cast<const T *>(a), static_cast<const T *>(h), static_cast<const T *>(dh), \
-                                  static_cast<T *>(da), static_cast<T *>(db), n, static_cast<const T *>(h0),   \
-                                  reverse, static_cast<cudaStream_t>(gp_stream()));                            \
+                                                         void *db, const gp_linrec_shape *shape) {             \
+    const cudaStream_t stream = static_cast<cudaStream_t>(gp_stream());                                       \
+    const T *ta = static_cast<const T *>(a), *th = static_cast<const T *>(h), *tdh = static_cast<const T *>(dh); \
+    T *tda = static_cast<T *>(da), *tdb = static_cast<T *>(db);                                                 \
+    if (shape->layout == GP_LINREC_SINGLE)                                                                     \
+      return gp::linrec_backward<T>(ta, th, tdh, tda, tdb, shape->n, static_cast<const T *>(shape->h0),        \
+                                    shape->reverse, stream);                                                   \
+    return gp::linrec_backward_batch<T>(ta, th, tdh, tda, tdb, *shape, stream);                                \
   }

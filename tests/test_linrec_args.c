@@ -1,7 +1,8 @@
 /*
  * Linear recurrences: argument checks (statuses, nothing written, inputs
  * unchanged) and the backward pass (against finite differences in f64 and
- * against the forward pass on shifted data in the opposite direction).
+ * against the forward pass on shifted data in the opposite direction, one
+ * sequence and batches).
  */
 #include <math.h>
 #include <stdio.h>
@@ -121,6 +122,19 @@ START_TEST(linrec_backward_bad_arguments) {
   EXPECT(gpu_linrec_backward(NULL, x.b, dh, x.out, db, n, GPU_F32, NULL, 0), GPU_ERR_INVALID_ARGUMENT);
   EXPECT(gpu_linrec_backward(x.a, x.b, dh, x.out, db, n, GPU_F32, NULL, GPU_EXCLUSIVE), GPU_ERR_INVALID_ARGUMENT);
   EXPECT(gpu_linrec_backward(x.a, x.b, dh, x.out, db, n, GPU_I32, NULL, 0), GPU_ERR_UNSUPPORTED);
+  /* The batch: 10 sequences of 100; h0 must not overlap da or db. */
+  EXPECT(gpu_linrec_backward_batch(x.a, x.b, dh, x.out, db, 100, 10, GPU_F32, x.out + 5, 0),
+         GPU_ERR_INVALID_ARGUMENT);
+  EXPECT(gpu_linrec_backward_batch(x.a, x.b, dh, x.out, db, 100, 10, GPU_F32, db + 990, 0),
+         GPU_ERR_INVALID_ARGUMENT);
+  EXPECT(gpu_linrec_backward_batch(x.a, x.b, dh, x.out, db, SIZE_MAX / 2, 3, GPU_F32, NULL, 0),
+         GPU_ERR_INVALID_ARGUMENT);
+  EXPECT(gpu_linrec_backward_batch(x.a, x.b, dh, x.out, x.out, 100, 10, GPU_F32, NULL, 0),
+         GPU_ERR_INVALID_ARGUMENT);
+  EXPECT(gpu_linrec_backward_batch(x.a, x.b, dh, x.out, db, 100, 10, GPU_F32, NULL, GPU_EXCLUSIVE),
+         GPU_ERR_INVALID_ARGUMENT);
+  EXPECT(gpu_linrec_backward_batch(x.a, x.b, dh, x.out, db, 100, 10, GPU_U64, NULL, 0), GPU_ERR_UNSUPPORTED);
+  EXPECT(gpu_linrec_backward_batch(x.a, x.b, dh, NULL, db, 100, 10, GPU_F32, NULL, 0), GPU_ERR_INVALID_ARGUMENT);
   tu_free(more);
   tu_free(x.a);
 }
@@ -246,6 +260,83 @@ START_TEST(linrec_backward_as_forward) {
 }
 END_TEST
 
+/* Element (s, t) of a batch case's layout, t in physical time. */
+static size_t batch_at(const lr_case *c, size_t s, size_t t) {
+  return c->flags & GPU_TIME_MAJOR ? t * c->count + s : s * c->len + t;
+}
+
+/* A batch's backward pass, each sequence as gpu_linrec_backward: db against
+ * the forward pass of (a shifted one step within its sequence, dh) in the
+ * opposite direction, and da[t] = db[t] * h one step earlier, h0[s] at
+ * sequence s's first step, exactly. Both layouts, both directions. */
+START_TEST(linrec_backward_batch) {
+  static const size_t shapes[][2] = {{1, 5}, {37, 300}, {3000, 7}, {100003, 2}, {4097, 3}, {20000, 64}, {50, 1}};
+  for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+    for (int ti = 0; ti < 2; ti++)
+      for (unsigned flags = 0; flags <= (GPU_REVERSE | GPU_TIME_MAJOR); flags++) {
+        if (flags & GPU_EXCLUSIVE) continue;
+        const gpu_dtype t = ti ? GPU_F64 : GPU_F32;
+        const lr_case c = {LR_BATCH, t, shapes[i][0], shapes[i][1], NULL, 0, flags, (i + flags) % 2 == 0, false};
+        const size_t n = c.len * c.count, w = gpu_dtype_size(t);
+        void *ha = tu_xmalloc(n * w), *hb = tu_xmalloc(n * w), *hdh = tu_xmalloc(n * w);
+        void *hh0 = tu_xmalloc(c.count * w), *shifted = tu_xmalloc(n * w);
+        lr_fill_uniform(ha, n, t, -1, 1);
+        lr_fill_uniform(hb, n, t, -1, 1);
+        lr_fill_uniform(hdh, n, t, -1, 1);
+        lr_fill_uniform(hh0, c.count, t, -1, 1);
+        void *a = tu_alloc(n * w), *b = tu_alloc(n * w), *h = tu_alloc(n * w), *dh = tu_alloc(n * w);
+        void *da = tu_alloc(n * w), *db = tu_alloc(n * w), *h0 = c.with_h0 ? tu_alloc(c.count * w) : NULL;
+        tu_upload(a, ha, n * w);
+        tu_upload(b, hb, n * w);
+        tu_upload(dh, hdh, n * w);
+        if (h0) tu_upload(h0, hh0, c.count * w);
+        tu_poison(da, n * w);
+        tu_poison(db, n * w);
+        ck_assert_msg(gpu_linrec_batch(a, b, h, c.len, c.count, t, h0, flags) == GPU_OK, "%s", gpu_last_error());
+        ck_assert_msg(gpu_linrec_backward_batch(a, h, dh, da, db, c.len, c.count, t, h0, flags) == GPU_OK, "%s",
+                      gpu_last_error());
+        void *got_da = tu_xmalloc(n * w), *got_db = tu_xmalloc(n * w), *got_h = tu_xmalloc(n * w);
+        tu_download(got_da, da, n * w);
+        tu_download(got_db, db, n * w);
+        tu_download(got_h, h, n * w);
+        const bool reverse = flags & GPU_REVERSE;
+        for (size_t s = 0; s < c.count; s++)
+          for (size_t step = 0; step < c.len; step++) {
+            const bool last = reverse ? step == 0 : step == c.len - 1;
+            const size_t p = batch_at(&c, s, step), next = batch_at(&c, s, reverse ? step - 1 : step + 1);
+            if (t == GPU_F32) ((float *)shifted)[p] = last ? 0.0f : ((float *)ha)[next];
+            else ((double *)shifted)[p] = last ? 0.0 : ((double *)ha)[next];
+          }
+        lr_case g = c;
+        g.flags ^= GPU_REVERSE;
+        long double *ref = tu_xmalloc(n * sizeof *ref), *bound = tu_xmalloc(n * sizeof *bound);
+        lr_case_reference(&g, shifted, hdh, NULL, ref, bound);
+        char msg[160];
+        snprintf(msg, sizeof msg, "backward batch db (%s, len %zu, count %zu, flags %u, h0 %d)",
+                 t == GPU_F32 ? "f32" : "f64", c.len, c.count, flags, c.with_h0);
+        lr_check(got_db, t, ref, bound, n, msg);
+        for (size_t s = 0; s < c.count; s++)
+          for (size_t step = 0; step < c.len; step++) {
+            const bool first = reverse ? step == c.len - 1 : step == 0;
+            const size_t p = batch_at(&c, s, step), prev = batch_at(&c, s, reverse ? step + 1 : step - 1);
+            if (t == GPU_F32) {
+              const float before = first ? (c.with_h0 ? ((float *)hh0)[s] : 0.0f) : ((float *)got_h)[prev];
+              volatile float want = ((float *)got_db)[p] * before;
+              ck_assert_msg(memcmp(&((float *)got_da)[p], (const void *)&want, 4) == 0, "%s: da[%zu]", msg, p);
+            } else {
+              const double before = first ? (c.with_h0 ? ((double *)hh0)[s] : 0.0) : ((double *)got_h)[prev];
+              volatile double want = ((double *)got_db)[p] * before;
+              ck_assert_msg(memcmp(&((double *)got_da)[p], (const void *)&want, 8) == 0, "%s: da[%zu]", msg, p);
+            }
+          }
+        tu_free(a), tu_free(b), tu_free(h), tu_free(dh), tu_free(da), tu_free(db);
+        if (h0) tu_free(h0);
+        free(ha), free(hb), free(hdh), free(hh0), free(shifted), free(got_da), free(got_db), free(got_h);
+        free(ref), free(bound);
+      }
+}
+END_TEST
+
 void linrec_add_more_cases(Suite *s) {
   TCase *args = tu_tcase("arguments"), *backward = tu_tcase("backward");
   tcase_add_test(args, linrec_bad_arguments);
@@ -253,6 +344,7 @@ void linrec_add_more_cases(Suite *s) {
   tcase_add_test(args, linrec_backward_bad_arguments);
   tcase_add_test(backward, linrec_backward_finite_differences);
   tcase_add_test(backward, linrec_backward_as_forward);
+  tcase_add_test(backward, linrec_backward_batch);
   suite_add_tcase(s, args);
   suite_add_tcase(s, backward);
 #if TU_CUDA

@@ -20,6 +20,10 @@
  *
  * Element (c, t) of the layout sits at c * channel_stride + t * step_stride:
  * time-major (1, count) or sequence-major (len, 1).
+ *
+ * The backward pass runs the same passes SHIFTED: in the backward's scan
+ * order (the forward's reversed), over (a one step earlier in that order,
+ * dh), the run storing db = g and da = g * the forward's h one step later.
  */
 #pragma once
 
@@ -72,15 +76,26 @@ __device__ __forceinline__ bool channel_item(const channel_layout<T> &l, uint64_
   return true;
 }
 
-/* Step 1: pair k * count + c folds chunk k of channel c (all chunks but the last). */
-template <int UNROLL, typename T>
+/* The coefficient of step lo's predecessor in scan order for a SHIFTED
+ * walk (the backward pass: step i's coefficient is a at step i - 1, 0 at
+ * step 0); unused otherwise. */
+template <bool SHIFTED, typename T>
+__device__ __forceinline__ T coefficient_before(const channel_layout<T> &l, uint64_t c, uint64_t lo) {
+  return SHIFTED && lo > 0 ? l.a[l.at(c, lo - 1)] : T(0);
+}
+
+/* Step 1: pair k * count + c folds chunk k of channel c (all chunks but the
+ * last). SHIFTED: each step's coefficient is the previous step's a. */
+template <int UNROLL, bool SHIFTED, typename T>
 __global__ void channels_fold(channel_layout<T> l, T *pair_a, T *pair_b) {
   uint64_t c, k;
   if (!channel_item(l, l.chunks - 1, &c, &k)) return;
   const uint64_t lo = k * l.chunk_steps;
-  T A = T(1), B = -T(0);
+  T A = T(1), B = -T(0), previous = coefficient_before<SHIFTED>(l, c, lo);
   bool first = true;
-  walk_steps<UNROLL>(l, c, lo, lo + l.chunk_steps, [&](uint64_t, T a, T b) {
+  walk_steps<UNROLL>(l, c, lo, lo + l.chunk_steps, [&](uint64_t, T a_step, T b) {
+    const T a = SHIFTED ? previous : a_step;
+    previous = a_step;
     B = first ? b : lr_step(a, B, b);
     A = first ? a : lr_coef_mul(A, a);
     first = false;
@@ -156,17 +171,34 @@ __global__ void __launch_bounds__(CARRY_THREADS)
   fold_pairs<UNROLL, true>(P{T(0), r == 0 ? start : before.b}, count, c, lo, hi, pair_a, pair_b, carry);
 }
 
+/* The backward pass's second output (SHIFTED runs): da = g * the forward's
+ * h one step later in the backward's scan order, edge[c] (0 without it)
+ * past the channel's last step. */
+template <typename T> struct channel_gradients {
+  const T *h_fwd;
+  const T *edge;
+  T *da;
+};
+
 /* Step 3: h along chunk k of channel c from its incoming state (carry, or
- * h0 / 0 when there is one chunk: carry NULL). */
-template <int UNROLL, typename T>
-__global__ void channels_run(channel_layout<T> l, const T *carry, const T *h0, T *h) {
+ * h0 / 0 when there is one chunk: carry NULL). SHIFTED (the backward
+ * pass): h is db = g, and da is stored too. */
+template <int UNROLL, bool SHIFTED, typename T>
+__global__ void channels_run(channel_layout<T> l, const T *carry, const T *h0, T *h, channel_gradients<T> grad) {
   uint64_t c, k;
   if (!channel_item(l, l.chunks, &c, &k)) return;
   const uint64_t lo = k * l.chunk_steps, hi = lo + l.chunk_steps < l.len ? lo + l.chunk_steps : l.len;
-  T state = carry ? carry[k * l.count + c] : h0 ? h0[c] : T(0);
-  walk_steps<UNROLL>(l, c, lo, hi, [&](uint64_t i, T a, T b) {
+  T state = carry ? carry[k * l.count + c] : h0 ? h0[c] : T(0), previous = coefficient_before<SHIFTED>(l, c, lo);
+  walk_steps<UNROLL>(l, c, lo, hi, [&](uint64_t i, T a_step, T b) {
+    const T a = SHIFTED ? previous : a_step;
+    previous = a_step;
     state = lr_step(a, state, b);
-    h[l.at(c, i)] = state;
+    const uint64_t p = l.at(c, i);
+    h[p] = state;
+    if (SHIFTED) {
+      const T later = i + 1 < l.len ? grad.h_fwd[l.at(c, i + 1)] : grad.edge ? grad.edge[c] : T(0);
+      grad.da[p] = lr_mul(state, later);
+    }
   });
 }
 

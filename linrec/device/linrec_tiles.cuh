@@ -20,8 +20,12 @@
  *                    order (0 past the end), dh
  *   segments_source  several sequences, contiguous (a sequence-major batch
  *                    or offsets), as lr_seg pairs with start flags
+ *   batch_shifted_source  a sequence-major batch's backward pass: the
+ *                    shifted pairs with start flags
  *   store_h          h = b of each pair
  *   store_gradients  db = g, da = g * the forward's h one step earlier
+ *   store_gradients_batch  the same over a sequence-major batch, h0 per
+ *                    sequence
  */
 #pragma once
 
@@ -231,6 +235,38 @@ template <typename T, typename Segments> struct segments_source {
   }
 };
 
+/* A sequence-major batch's backward pass: shifted_source's pairs over the
+ * whole batch, with a start flag (lr_seg_op) at each sequence's first step
+ * in the backward's order, so that no gradient flows from one sequence
+ * into another (the reset drops the shifted coefficient there, which comes
+ * from the next sequence). A thread finds its rows' places in their
+ * sequences by a division, then counts along. */
+template <typename T> struct batch_shifted_source {
+  using value = T;
+  using pair = lr_seg<T>;
+  shifted_source<T> shifted;
+  uint64_t len;
+  bool vector_ok;
+  __device__ tile_inputs<T, 2> inputs() const { return shifted.inputs(); }
+  template <typename Shape, bool REVERSE>
+  __device__ void pairs_from(uint64_t base, uint32_t valid, int warp, int lane, const tile_values<Shape, T> &v,
+                             pair (&x)[Shape::rows][Shape::vec]) const {
+    lr_pair<T> p[Shape::rows][Shape::vec];
+    shifted.template pairs_from<Shape, REVERSE>(base, valid, warp, lane, v, p);
+#pragma unroll
+    for (int r = 0; r < Shape::rows; r++) {
+      const uint32_t i0 = uint32_t(item_offset<Shape>(warp, lane, r));
+      uint64_t pos = (base + i0) % len;
+#pragma unroll
+      for (int k = 0; k < Shape::vec; k++) {
+        const bool starts = (REVERSE ? pos == len - 1 : pos == 0) && i0 + k < valid;
+        x[r][k] = pair{p[r][k].a, p[r][k].b, starts ? 1u : 0u};
+        if (++pos == len) pos = 0;
+      }
+    }
+  }
+};
+
 /* h = the b of each scanned pair. */
 template <typename T> struct store_h {
   T *h;
@@ -266,6 +302,38 @@ template <typename T, bool FORWARD_REVERSE> struct store_gradients {
       const bool first = FORWARD_REVERSE ? t + 1 == n : t == 0;
       d[r][k] = lr_mul(g[r][k], first ? h0 : h[FORWARD_REVERSE ? t + 1 : t - 1]);
     });
+    store_tile<Shape>(db + base, valid, vector_ok, warp, lane, g);
+    store_tile<Shape>(da + base, valid, vector_ok, warp, lane, d);
+  }
+};
+
+/* A sequence-major batch's gradients: db = g; da = g * the forward's h one
+ * step earlier in its order, h0[s] (0 without h0) at sequence s's first. */
+template <typename T, bool FORWARD_REVERSE> struct store_gradients_batch {
+  T *da, *db;
+  const T *h;
+  const T *h0; /* count states in device memory, or NULL */
+  uint64_t len;
+  bool vector_ok;
+  template <typename Shape, typename P>
+  __device__ void store(uint64_t base, uint32_t valid, int warp, int lane, const P (&x)[Shape::rows][Shape::vec]) const {
+    T g[Shape::rows][Shape::vec], d[Shape::rows][Shape::vec];
+#pragma unroll
+    for (int r = 0; r < Shape::rows; r++) {
+      const uint32_t i0 = uint32_t(item_offset<Shape>(warp, lane, r));
+      uint64_t seq = (base + i0) / len, pos = base + i0 - seq * len;
+#pragma unroll
+      for (int k = 0; k < Shape::vec; k++) {
+        const uint64_t t = base + i0 + k;
+        g[r][k] = x[r][k].b;
+        d[r][k] = T(0);
+        if (i0 + k < valid) {
+          const bool first = FORWARD_REVERSE ? pos == len - 1 : pos == 0;
+          d[r][k] = lr_mul(g[r][k], first ? (h0 ? h0[seq] : T(0)) : h[FORWARD_REVERSE ? t + 1 : t - 1]);
+        }
+        if (++pos == len) pos = 0, seq++;
+      }
+    }
     store_tile<Shape>(db + base, valid, vector_ok, warp, lane, g);
     store_tile<Shape>(da + base, valid, vector_ok, warp, lane, d);
   }
