@@ -6,8 +6,8 @@ accelerated-scan solves x[t] = a[t] x[t-1] + b[t] over tensors of shape
 is gpuprim's sequence-major batch. It has two kernels: a CUDA warp kernel
 (accelerated_scan.warp, built by PyTorch at import; T a power of 2 from 32
 to 65536) and a Triton kernel (accelerated_scan.scalar, any T). Both have a
-backward pass; gpuprim's backward takes one sequence, so the backward rows
-are single sequences.
+backward pass, as gpuprim has (gpu_linrec_backward_batch); forward and
+backward rows run the same shapes.
 
 Every row runs on the same buffers (f32, a and b uniform in [-1, 1), h0 = 0),
 on PyTorch's current stream (gpu_set_stream), each contender's result
@@ -41,6 +41,7 @@ def load_gpuprim(path):
     lib.gpu_linrec.argtypes = [ptr, ptr, ptr, size, ctypes.c_int, ptr, ctypes.c_uint]
     lib.gpu_linrec_batch.argtypes = [ptr, ptr, ptr, size, size, ctypes.c_int, ptr, ctypes.c_uint]
     lib.gpu_linrec_backward.argtypes = [ptr, ptr, ptr, ptr, ptr, size, ctypes.c_int, ptr, ctypes.c_uint]
+    lib.gpu_linrec_backward_batch.argtypes = [ptr, ptr, ptr, ptr, ptr, size, size, ctypes.c_int, ptr, ctypes.c_uint]
     if lib.gpu_set_backend(GPU_BACKEND_CUDA) != GPU_OK:
         sys.exit("gpuprim: no CUDA backend: " + lib.gpu_last_error().decode())
     lib.gpu_set_stream(ctypes.c_void_p(torch.cuda.current_stream().cuda_stream))
@@ -121,31 +122,36 @@ def forward_rows(lib, warp, scalar, shapes):
     return ok
 
 
-def backward_rows(lib, warp, scalar, lengths):
+def backward_rows(lib, warp, scalar, shapes):
     ok = True
-    for steps in lengths:
-        a = torch.rand(1, 1, steps, device="cuda") * 2 - 1
-        b = torch.rand(1, 1, steps, device="cuda") * 2 - 1
-        dh = torch.rand(1, 1, steps, device="cuda") * 2 - 1
+    for channels, steps in shapes:
+        a = torch.rand(1, channels, steps, device="cuda") * 2 - 1
+        b = torch.rand(1, channels, steps, device="cuda") * 2 - 1
+        dh = torch.rand(1, channels, steps, device="cuda") * 2 - 1
         h = torch.empty_like(a)
-        s = lib.gpu_linrec(a.data_ptr(), b.data_ptr(), h.data_ptr(), steps, GPU_F32, None, 0)
-        checked(lib, s, "gpu_linrec")
+        s = lib.gpu_linrec_batch(a.data_ptr(), b.data_ptr(), h.data_ptr(), steps, channels, GPU_F32, None, 0)
+        checked(lib, s, "gpu_linrec_batch")
         da, db, da_w, db_w, da_t, db_t = (torch.empty_like(a) for _ in range(6))
 
         def gpuprim():
-            s = lib.gpu_linrec_backward(a.data_ptr(), h.data_ptr(), dh.data_ptr(), da.data_ptr(), db.data_ptr(),
-                                        steps, GPU_F32, None, 0)
+            if channels == 1:
+                s = lib.gpu_linrec_backward(a.data_ptr(), h.data_ptr(), dh.data_ptr(), da.data_ptr(), db.data_ptr(),
+                                            steps, GPU_F32, None, 0)
+            else:
+                s = lib.gpu_linrec_backward_batch(a.data_ptr(), h.data_ptr(), dh.data_ptr(), da.data_ptr(),
+                                                  db.data_ptr(), steps, channels, GPU_F32, None, 0)
             checked(lib, s, "gpu_linrec_backward")
 
         fns, outputs = {"gpuprim": gpuprim}, {}
         if warp and 32 <= steps <= 65536 and steps & (steps - 1) == 0:
             fns["warp"] = lambda: warp.warpscan_backward(a, h, dh, da_w, db_w)
             outputs["warp"] = db_w
-        fns["triton"] = lambda: scalar.backward_scan[(1, 1)](a, h, dh, db_t, da_t, seqlen=steps, enable_fp_fusion=False)
+        fns["triton"] = lambda: scalar.backward_scan[(1, channels)](a, h, dh, db_t, da_t, seqlen=steps,
+                                                                    enable_fp_fusion=False)
         outputs["triton"] = db_t
         gpuprim()
         torch.cuda.synchronize()
-        ok &= row(f"bwd db 1x{steps}", fns, outputs, db)
+        ok &= row(f"bwd db {channels}x{steps}", fns, outputs, db)
         for who, out in (("warp", da_w), ("triton", da_t)):
             if who in outputs and differs(out, da):
                 print(f"  {who}: da differs from gpuprim's")
@@ -170,7 +176,7 @@ def main():
     if quick:
         shapes = shapes[:2]
     ok = forward_rows(lib, warp, scalar, shapes)
-    ok &= backward_rows(lib, warp, scalar, [1 << 12, 1 << 16] if quick else [1 << 12, 1 << 16, 1 << 20])
+    ok &= backward_rows(lib, warp, scalar, shapes)
     return 0 if ok else 1
 
 
