@@ -10,7 +10,9 @@
 
 #include "core/core.h"
 #include "core/cuda_launch.cuh"
+#include "device/linrec_channel_tiles.cuh"
 #include "device/linrec_channels.cuh"
+#include "device/linrec_sequence_tiles.cuh"
 #include "device/linrec_tiles.cuh"
 #include "linrec_internal.h"
 #include "linrec_tuning.h"
@@ -21,7 +23,9 @@ namespace gp {
 enum class linrec_path {
   lookback,          /* one contiguous sequence, pairs (linrec_tiles, lr_op) */
   lookback_segments, /* contiguous sequences, pairs with start flags (lr_seg_op) */
-  channels           /* a thread per (channel, chunk) (linrec_channels.cuh) */
+  channels,          /* a thread per (channel, chunk) (linrec_channels.cuh) */
+  channel_tiles,     /* time-major, one pass (linrec_channel_tiles.cuh) */
+  sequence_tiles     /* sequence-major, one pass (linrec_sequence_tiles.cuh) */
 };
 
 struct linrec_plan {
@@ -53,9 +57,13 @@ inline linrec_plan plan_linrec(const gp_linrec_shape &s) {
   switch (s.layout) {
     case GP_LINREC_SINGLE: return lookback;
     case GP_LINREC_OFFSETS: return segments;
-    case GP_LINREC_TIME_MAJOR: return s.count == 1 ? lookback : channel_plan(s.len, s.count);
+    case GP_LINREC_TIME_MAJOR:
+      if (s.count == 1) return lookback;
+      if (s.count >= LINREC_TIME_MAJOR_TILES_MIN_COUNT) return linrec_plan{linrec_path::channel_tiles, 0, 0};
+      return channel_plan(s.len, s.count);
     case GP_LINREC_SEQ_MAJOR:
       if (s.count == 1) return lookback;
+      if (s.len >= LINREC_SEQ_MAJOR_TILES_MIN_LEN) return linrec_plan{linrec_path::sequence_tiles, 0, 0};
       if (s.len <= LINREC_SEQ_MAJOR_CHANNEL_MAX_LEN && s.count >= LINREC_SEQ_MAJOR_CHANNEL_MIN_COUNT)
         return channel_plan(s.len, s.count);
       return segments;
@@ -160,6 +168,60 @@ gpu_status run_channels(const char *fn, const linrec_plan &plan, const T *a, con
   return st != GPU_OK ? st : f;
 }
 
+/* The one-pass channel path over a time-major batch, tiles of Shape. */
+template <typename Shape, typename T>
+gpu_status launch_channel_tiles(const char *fn, const T *a, const T *b, T *h, const T *h0, const gp_linrec_shape &s,
+                                cudaStream_t stream) {
+  const uint64_t groups = (s.count + Shape::width - 1) / Shape::width;
+  const uint64_t tiles = groups * ((s.len + Shape::tile_steps - 1) / Shape::tile_steps);
+  if (tiles > 0x7fffffffu) return gp_fail(GPU_ERR_UNSUPPORTED, "%s: n = %llu is too large", fn, (unsigned long long)s.n);
+  gp_tilestate ts{};
+  gpu_status st = gp_tilestate_acquire(fn, state_lookback_words<T>(tiles, Shape::width), tiles, &ts);
+  if (st != GPU_OK) return st;
+  const channel_tiles_args<T> p{a,
+                                b,
+                                h,
+                                h0,
+                                s.len,
+                                s.count,
+                                uint32_t(groups),
+                                state_lookback{ts.words, ts.epoch, groups},
+                                ts.counter,
+                                ts.counter_base,
+                                s.reverse,
+                                s.count % Shape::vec == 0 && aligned16(a, b, h)};
+  channels_lookback<Shape><<<unsigned(tiles), CHANNEL_TILE_THREADS, 0, stream>>>(p);
+  st = check_launch(fn, "channels_lookback");
+  const gpu_status r = gp_tilestate_release(fn, &ts);
+  return st != GPU_OK ? st : r;
+}
+
+/* The one-pass path over a sequence-major batch (a tile per block). */
+template <typename T, bool REVERSE>
+gpu_status launch_sequence_tiles(const char *fn, const T *a, const T *b, T *h, const T *h0, const gp_linrec_shape &s,
+                                 cudaStream_t stream) {
+  using Shape = typename linrec_tuning<sizeof(T)>::tiles;
+  const uint64_t tiles = s.count * ((s.len + Shape::tile_items - 1) / Shape::tile_items);
+  if (tiles > 0x7fffffffu) return gp_fail(GPU_ERR_UNSUPPORTED, "%s: n = %llu is too large", fn, (unsigned long long)s.n);
+  gp_tilestate ts{};
+  gpu_status st = gp_tilestate_acquire(fn, state_lookback_words<T>(tiles, 1), tiles, &ts);
+  if (st != GPU_OK) return st;
+  const sequence_tiles_args<T> p{a,
+                                 b,
+                                 h,
+                                 h0,
+                                 s.len,
+                                 s.count,
+                                 state_lookback{ts.words, ts.epoch, s.count},
+                                 ts.counter,
+                                 ts.counter_base,
+                                 s.len % Shape::vec == 0 && aligned16(a, b, h)};
+  sequences_lookback<Shape, REVERSE><<<unsigned(tiles), Shape::threads, 0, stream>>>(p);
+  st = check_launch(fn, "sequences_lookback");
+  const gpu_status r = gp_tilestate_release(fn, &ts);
+  return st != GPU_OK ? st : r;
+}
+
 /* The forward pass along a given plan (the library's from plan_linrec;
  * bench/ forces others). A plan the shape cannot take is UNSUPPORTED. */
 template <typename T>
@@ -192,6 +254,13 @@ gpu_status linrec_run(const linrec_plan &plan, const T *a, const T *b, T *h, con
     case linrec_path::channels:
       if (s.layout != GP_LINREC_TIME_MAJOR && s.layout != GP_LINREC_SEQ_MAJOR) break;
       return run_channels<T>(fn, plan, a, b, h, h0_dev, s, stream);
+    case linrec_path::channel_tiles:
+      if (s.layout != GP_LINREC_TIME_MAJOR) break;
+      return launch_channel_tiles<channel_tile_shape<T, 32, LINREC_CHANNEL_TILE_STEPS>>(fn, a, b, h, h0_dev, s, stream);
+    case linrec_path::sequence_tiles:
+      if (s.layout != GP_LINREC_SEQ_MAJOR) break;
+      return s.reverse ? launch_sequence_tiles<T, true>(fn, a, b, h, h0_dev, s, stream)
+                       : launch_sequence_tiles<T, false>(fn, a, b, h, h0_dev, s, stream);
   }
   return gp_fail(GPU_ERR_UNSUPPORTED, "%s: this path does not take this shape", fn);
 }

@@ -45,6 +45,10 @@ template <> struct linrec_tuning<8> {
  * before computing them. */
 constexpr int LINREC_CHANNEL_THREADS = 256;
 constexpr int LINREC_CHANNEL_UNROLL = 8;
+/* Steps a thread of the one-pass channel path (channels_lookback) holds:
+ * 8 x 16 bytes of a and of b, so a tile of 256 threads reads 32 KiB of
+ * each and two blocks fit an SM. */
+constexpr int LINREC_CHANNEL_TILE_STEPS = 8;
 /* Threads (channel, chunk) the channel path aims for: about 16 resident
  * warps' worth on each of 132 SMs, so that loads in flight cover memory
  * latency; time is cut into chunks only to reach this. */
@@ -65,7 +69,21 @@ constexpr uint64_t LINREC_CARRY_RUN = 16;
  * sequences of 8 is the smallest batch measured. */
 constexpr uint64_t LINREC_SEQ_MAJOR_CHANNEL_MAX_LEN = 8;
 constexpr uint64_t LINREC_SEQ_MAJOR_CHANNEL_MIN_COUNT = uint64_t(1) << 13;
-/* Time-major batches always run the channel path (its chunks give the
- * parallelism), but for one channel, which is one contiguous sequence. */
+/* Sequence-major batches of sequences at least this long run the one-pass
+ * sequence tiles (a tile of `tiles` within one sequence, the state
+ * look-back along each sequence); a sequence's partial tile idles up to
+ * half the block's threads from here. Measured on the H100, f32, of a
+ * copy: 0.70-0.76 from 4096 to 2^20 steps, against 0.50-0.54 for the
+ * look-back over start flags; at 256 steps 0.13 against 0.52. */
+constexpr uint64_t LINREC_SEQ_MAJOR_TILES_MIN_LEN = 4096;
+/* Time-major batches of at least this many channels run the one-pass
+ * channel tiles, fewer the three passes (one channel: one contiguous
+ * sequence, the look-back). The tiles' look-back along time is quick where
+ * the tile before a tile in time took its index long before (many channel
+ * groups of 128); with few groups the tiles of one group are in flight
+ * together and the look-back walks far back. Measured on the H100, f32,
+ * tiles / three passes, of a copy: 4096 x 4096 0.68 / 0.48, 2048 x 8192
+ * 0.55 / 0.49, 1024 x 16384 0.37 / 0.49, 256 x 65536 0.12 / 0.47. */
+constexpr uint64_t LINREC_TIME_MAJOR_TILES_MIN_COUNT = 2048;
 
 }  // namespace gp

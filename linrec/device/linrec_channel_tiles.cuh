@@ -1,0 +1,162 @@
+/*
+ * The channel path in one pass, for time-major [T][C] batches: tiles of
+ * WIDTH adjacent channels x TILE_STEPS steps, a block each, taken in order
+ * from a counter, time tile k of every channel group before time tile
+ * k + 1. A tile reads a and b once, into registers, and writes h once.
+ *
+ * A block of 256 threads is ROWS rows of LROW threads; a row covers WIDTH =
+ * LROW x VEC channels (one 16-byte vector a thread), and each thread STEPS
+ * consecutive steps of them. Per tile:
+ *   1. each thread folds its steps of each of its channels into a pair
+ *   2. a thread per channel folds the rows' pairs into the tile's aggregate
+ *      (A, B) and publishes it, then takes the tile's incoming state (the
+ *      look-back below), publishes its outgoing state A s + B, and turns
+ *      the rows' pairs into each row's incoming state
+ *   3. each thread runs h = a h + b over its steps from its row's state
+ *
+ * The look-back along time is linrec_state_lookback.cuh's, a thread per
+ * channel.
+ */
+#pragma once
+
+#include "linrec_state_lookback.cuh"
+#include "scan/device/tile_io.cuh"
+
+namespace gp {
+
+constexpr int CHANNEL_TILE_THREADS = 256;
+
+template <typename T> struct channel_tiles_args {
+  const T *a, *b;
+  T *h;
+  const T *h0;      /* a state per channel, or NULL (zero) */
+  uint64_t len, count;
+  uint32_t groups;  /* channel groups of WIDTH channels */
+  state_lookback states; /* stride: groups */
+  unsigned long long *counter;
+  unsigned long long counter_base;
+  bool reverse;
+  bool vector_ok;   /* count a multiple of VEC, a, b and h 16-byte aligned */
+};
+
+/* A tile's shape: LROW threads a row, STEPS steps a thread. */
+template <typename T, int LROW, int STEPS> struct channel_tile_shape {
+  static constexpr int vec = 16 / int(sizeof(T));
+  static constexpr int lrow = LROW, steps = STEPS;
+  static constexpr int width = LROW * vec;
+  static constexpr int rows = CHANNEL_TILE_THREADS / LROW;
+  static constexpr int tile_steps = rows * STEPS;
+};
+
+/* Physical index of scan-order step i of channel c. */
+template <typename T> __device__ inline uint64_t channel_at(const channel_tiles_args<T> &p, uint64_t c, uint64_t i) {
+  return (p.reverse ? p.len - 1 - i : i) * p.count + c;
+}
+
+/* This thread's steps i0 .. i0 + STEPS - 1 of channels c0 .. c0 + VEC - 1;
+ * past the end, the neutral pair (1, -0). */
+template <typename Shape, typename T>
+__device__ __forceinline__ void load_channel_steps(const channel_tiles_args<T> &p, uint64_t c0, uint64_t i0,
+                                                   T (&av)[Shape::steps][Shape::vec],
+                                                   T (&bv)[Shape::steps][Shape::vec]) {
+  constexpr int VEC = Shape::vec;
+#pragma unroll
+  for (int s = 0; s < Shape::steps; s++) {
+    const uint64_t i = i0 + s;
+    const bool step_ok = i < p.len;
+    const uint64_t at = step_ok ? channel_at(p, c0, i) : 0;
+    if (step_ok && p.vector_ok && c0 < p.count) {
+      const vec16<T, VEC> va = load_streaming(reinterpret_cast<const vec16<T, VEC> *>(p.a + at));
+      const vec16<T, VEC> vb = load_streaming(reinterpret_cast<const vec16<T, VEC> *>(p.b + at));
+#pragma unroll
+      for (int v = 0; v < VEC; v++) av[s][v] = va.v[v], bv[s][v] = vb.v[v];
+    } else {
+#pragma unroll
+      for (int v = 0; v < VEC; v++) {
+        const bool ok = step_ok && c0 + v < p.count;
+        av[s][v] = ok ? __ldcs(p.a + at + v) : T(1);
+        bv[s][v] = ok ? __ldcs(p.b + at + v) : -T(0);
+      }
+    }
+  }
+}
+
+/* h over this thread's steps from each channel's incoming state. */
+template <typename Shape, typename T>
+__device__ __forceinline__ void run_channel_steps(const channel_tiles_args<T> &p, uint64_t c0, uint64_t i0,
+                                                  const T (&av)[Shape::steps][Shape::vec],
+                                                  const T (&bv)[Shape::steps][Shape::vec], T (&state)[Shape::vec]) {
+  constexpr int VEC = Shape::vec;
+#pragma unroll
+  for (int s = 0; s < Shape::steps; s++) {
+    const uint64_t i = i0 + s;
+    if (i >= p.len) break;
+    vec16<T, VEC> hv;
+#pragma unroll
+    for (int v = 0; v < VEC; v++) hv.v[v] = state[v] = lr_step(av[s][v], state[v], bv[s][v]);
+    const uint64_t at = channel_at(p, c0, i);
+    if (p.vector_ok && c0 < p.count) {
+      *reinterpret_cast<vec16<T, VEC> *>(p.h + at) = hv;
+    } else {
+#pragma unroll
+      for (int v = 0; v < VEC; v++)
+        if (c0 + v < p.count) p.h[at + v] = hv.v[v];
+    }
+  }
+}
+
+template <typename Shape, typename T>
+__global__ void __launch_bounds__(CHANNEL_TILE_THREADS, 2) channels_lookback(channel_tiles_args<T> p) {
+  using P = lr_pair<T>;
+  constexpr int VEC = Shape::vec, LROW = Shape::lrow, ROWS = Shape::rows;
+  /* Row r's pair (then incoming state, in .b) of channel v * ... : [row][v][col]. */
+  __shared__ P s_row[ROWS][VEC][LROW];
+  __shared__ uint32_t s_tile;
+  if (threadIdx.x == 0) s_tile = uint32_t(atomicAdd(p.counter, 1ull) - p.counter_base);
+  __syncthreads();
+  const uint64_t tile = s_tile, group = tile % p.groups, k = tile / p.groups;
+  const int row = threadIdx.x / LROW, col = threadIdx.x % LROW;
+  const uint64_t c0 = group * Shape::width + uint64_t(col) * VEC;
+  const uint64_t i0 = k * Shape::tile_steps + uint64_t(row) * Shape::steps;
+
+  T av[Shape::steps][VEC], bv[Shape::steps][VEC];
+  load_channel_steps<Shape>(p, c0, i0, av, bv);
+#pragma unroll
+  for (int v = 0; v < VEC; v++) {
+    P fold{av[0][v], bv[0][v]};
+#pragma unroll
+    for (int s = 1; s < Shape::steps; s++) fold = lr_op<T>::apply(fold, P{av[s][v], bv[s][v]});
+    s_row[row][v][col] = fold;
+  }
+  __syncthreads();
+
+  /* Thread (row v, col) of the first VEC rows: channel col * VEC + v. */
+  if (row < VEC) {
+    const int v = row, channel = col * VEC + v;
+    const uint64_t c = c0 + uint64_t(v);
+    const bool last = (k + 1) * Shape::tile_steps >= p.len;
+    if (c < p.count) {
+      P agg = s_row[0][v][col];
+#pragma unroll
+      for (int r = 1; r < ROWS; r++) agg = lr_op<T>::apply(agg, s_row[r][v][col]);
+      if (!last) publish_aggregate(p.states, Shape::width, tile, channel, agg);
+      const T initial = p.h0 ? p.h0[c] : T(0);
+      T state = k == 0 ? initial : incoming_state(p.states, Shape::width, tile, k, channel, initial);
+      if (!last) publish_state(p.states, Shape::width, tile, channel, lr_step(agg.a, state, agg.b));
+#pragma unroll
+      for (int r = 0; r < ROWS; r++) {
+        const P x = s_row[r][v][col];
+        s_row[r][v][col].b = state;
+        state = lr_step(x.a, state, x.b);
+      }
+    }
+  }
+  __syncthreads();
+
+  T state[VEC];
+#pragma unroll
+  for (int v = 0; v < VEC; v++) state[v] = s_row[row][v][col].b;
+  run_channel_steps<Shape>(p, c0, i0, av, bv, state);
+}
+
+}  // namespace gp
