@@ -5,9 +5,11 @@
 //                        not timed; CUB moves 16n bytes, gpuprim 12n)
 //   tm/<C>x<T>, sm/<C>x<T>  C channels of T steps, time-major [T][C] or
 //                        sequence-major [C][T]: gpu_linrec_batch (the plan's
-//                        path), each path forced (channels; sequence-major:
-//                        look-back over start flags), and a plain loop
-//                        kernel (a thread per channel, one load in flight);
+//                        path), each path forced (channels: three passes;
+//                        tiles: one pass, channel tiles or sequence tiles;
+//                        sequence-major: look-back over start flags), and a
+//                        plain loop kernel (a thread per channel, one load
+//                        in flight);
 //                        then short sequence-major sequences, where the
 //                        channel and look-back paths cross
 // Every row also times a kernel that reads a and b and writes h (copy):
@@ -53,6 +55,10 @@ void timed_channels(void *p) {
   data *d = static_cast<data *>(p);
   linrec_gpuprim_path(3, d->a, d->b, d->h, d->len, d->count, d->time_major);
 }
+void timed_tiles(void *p) {
+  data *d = static_cast<data *>(p);
+  linrec_gpuprim_path(4, d->a, d->b, d->h, d->len, d->count, d->time_major);
+}
 void timed_segments(void *p) {
   data *d = static_cast<data *>(p);
   linrec_gpuprim_path(2, d->a, d->b, d->h, d->len, d->count, d->time_major);
@@ -82,8 +88,8 @@ std::string check(data &d) {
   } else {
     linrec_plain_loop(d.a, d.b, want, d.len, d.count, d.time_major);
   }
-  for (int path = 0; path <= 3; path++) {
-    if (d.count == 1 ? path == 2 || path == 3 : path == 1 || (path == 2 && d.time_major)) continue;
+  for (int path = 0; path <= 4; path++) {
+    if (d.count == 1 ? path >= 2 : path == 1 || (path == 2 && d.time_major)) continue;
     bench_poison(d.h, n * 4);
     const int s = linrec_gpuprim_path(path, d.a, d.b, d.h, d.len, d.count, d.time_major);
     if (s != GPU_OK) return "path " + std::to_string(path) + ": " + gpu_last_error();
@@ -120,6 +126,8 @@ void linrec_benchmark(benchmark::State &state, std::string name, size_t len, siz
   } else {
     fns.push_back(timed_channels);
     r.who.push_back("channels");
+    fns.push_back(timed_tiles);
+    r.who.push_back("tiles");
     if (!time_major) {
       fns.push_back(timed_segments);
       r.who.push_back("lookback");
@@ -172,7 +180,7 @@ void add(const std::string &name, size_t len, size_t count, bool time_major) {
 void register_all(bool quick) {
   for (int e = 16; e <= 30; e += 2)
     if (!quick || e == 20 || e == 24) add("seq/2^" + std::to_string(e), size_t(1) << e, 1, false);
-  static const size_t shapes[][2] = {{4096, 256}, {4096, 4096}, {1024, 16384}, {256, 65536}, {64, 1 << 20}};
+  static const size_t shapes[][2] = {{4096, 256}, {4096, 4096}, {2048, 8192}, {1024, 16384}, {256, 65536}, {64, 1 << 20}};
   for (const auto &s : shapes)
     for (int tm = 1; tm >= 0; tm--) {
       if (quick && s[0] != 4096) continue;

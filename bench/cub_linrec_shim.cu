@@ -110,5 +110,7 @@ extern "C" int linrec_gpuprim_path(int path, const float *a, const float *b, flo
   if (path == 1) plan = gp::linrec_plan{gp::linrec_path::lookback, 0, 0};
   if (path == 2) plan = gp::linrec_plan{gp::linrec_path::lookback_segments, 0, 0};
   if (path == 3) plan = gp::channel_plan(len, count);
+  if (path == 4)
+    plan = gp::linrec_plan{time_major ? gp::linrec_path::channel_tiles : gp::linrec_path::sequence_tiles, 0, 0};
   return int(gp::linrec_run<float>(plan, a, b, h, s, static_cast<cudaStream_t>(gp_stream())));
 }

@@ -32,7 +32,9 @@ float linrec_max_difference_plain(const float *x, const float *y, size_t n);
 
 /* gpuprim's forward pass over len x count (count 1: one sequence) along a
  * path: 0 the plan's, 1 look-back (one sequence), 2 look-back over start
- * flags (sequence-major), 3 channels. Returns a gpu_status. */
+ * flags (sequence-major), 3 channels (three passes), 4 one-pass tiles
+ * (time-major: channel tiles; sequence-major: sequence tiles). Returns a
+ * gpu_status. */
 int linrec_gpuprim_path(int path, const float *a, const float *b, float *h, size_t len, size_t count, int time_major);
 
 #ifdef __cplusplus
