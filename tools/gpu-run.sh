@@ -98,24 +98,34 @@ if has sanitize; then
   # GPUPRIM_SANITIZE_JOBS runs that many at once (default 1);
   # GPUPRIM_SANITIZE_SHARDS=N splits each (tool, suite, case) into N
   # processes, each with its share of the sharded tests (GPUPRIM_TEST_SHARD,
-  # tests/test_util.h: sort's small and cuda cases, segmented's arguments).
+  # tests/test_util.h: sort's small and cuda cases, segmented's arguments);
+  # GPUPRIM_SANITIZE_SHARD_LIST runs only those k of the N (to finish a run
+  # over several calls). GPUPRIM_SANITIZE_DEADLINE=S: no process runs past
+  # S seconds from the stage's start (each one's timeout is cut to what is
+  # left, and one with under 10 s left is noted as not run), so that a call
+  # with a time limit still returns its summary.
   sanitize_one() { # tool suite case shard (k/N, or - for none)
-    local tool=$1 t=$2 case=$3 shard=$4 extra="" vars=() what name log t1 rc
+    local tool=$1 t=$2 case=$3 shard=$4 extra="" vars=() what name log t1 rc limit=${GPUPRIM_SANITIZE_TIMEOUT:-480}
     [ "$tool" = memcheck ] && extra="--leak-check full"
     what=$(basename "$t") name=$(basename "$t")
     if [ "$case" != all ]; then vars+=(CK_RUN_CASE="$case") what+=" case $case" name+="-$case"; fi
     if [ "$shard" != - ]; then vars+=(GPUPRIM_TEST_SHARD="$shard") what+=" shard $shard" name+="-s${shard%/*}"; fi
     log=$OUT/sanitize-$tool-$name.log
     t1=$(date +%s)
+    if [ -n "${GPUPRIM_SANITIZE_DEADLINE:-}" ]; then
+      local left=$(( sanitize_start + GPUPRIM_SANITIZE_DEADLINE - t1 ))
+      if [ "$left" -lt 10 ]; then note "compute-sanitizer $tool $what: not run (deadline)"; return; fi
+      [ "$left" -lt "$limit" ] && limit=$left
+    fi
     # shellcheck disable=SC2086
-    env "${vars[@]}" GPUPRIM_TEST_QUICK=1 timeout "${GPUPRIM_SANITIZE_TIMEOUT:-480}" compute-sanitizer --tool "$tool" \
+    env "${vars[@]}" GPUPRIM_TEST_QUICK=1 timeout "$limit" compute-sanitizer --tool "$tool" \
       $extra --error-exitcode 99 "$t" >"$log" 2>&1
     rc=$?
     note "compute-sanitizer $tool $what: rc=$rc" \
       "($(grep -m1 -E 'ERROR SUMMARY|LEAK SUMMARY|RACECHECK SUMMARY' "$log"))  $(( $(date +%s) - t1 )) s"
   }
   export -f sanitize_one note
-  export summary
+  export summary sanitize_start=$(date +%s)
   for tool in ${GPUPRIM_SANITIZE_TOOLS:-memcheck racecheck synccheck}; do
     for t in $(echo "$cuda_suites" | grep -E "${GPUPRIM_SANITIZE_REGEX:-.}"); do
       # suite:case entries name the cases of the suites whose name holds
@@ -128,7 +138,7 @@ if has sanitize; then
       shards=${GPUPRIM_SANITIZE_SHARDS:-1}
       for case in ${own:-${plain:-all}}; do
         if [ "$shards" -le 1 ]; then echo "$tool $t $case -"; else
-          for k in $(seq 0 $((shards - 1))); do echo "$tool $t $case $k/$shards"; done
+          for k in ${GPUPRIM_SANITIZE_SHARD_LIST:-$(seq 0 $((shards - 1)))}; do echo "$tool $t $case $k/$shards"; done
         fi
       done
     done
