@@ -109,7 +109,8 @@ template <typename Shape, typename T>
 __global__ void __launch_bounds__(CHANNEL_TILE_THREADS, 2) channels_lookback(channel_tiles_args<T> p) {
   using P = lr_pair<T>;
   constexpr int VEC = Shape::vec, LROW = Shape::lrow, ROWS = Shape::rows;
-  /* Row r's pair (then incoming state, in .b) of channel v * ... : [row][v][col]. */
+  /* [r][v][col]: row r's fold of channel col * VEC + v, then (in .b) the
+   * row's incoming state. */
   __shared__ P s_row[ROWS][VEC][LROW];
   __shared__ uint32_t s_tile;
   if (threadIdx.x == 0) s_tile = uint32_t(atomicAdd(p.counter, 1ull) - p.counter_base);
