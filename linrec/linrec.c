@@ -59,6 +59,20 @@ static gpu_status check_states(const char *fn, const void *h0, size_t count, con
   return s;
 }
 
+/* n = len * count, refused where it overflows. */
+static gpu_status batch_elements(const char *fn, size_t len, size_t count, size_t *n) {
+  if (count != 0 && len > SIZE_MAX / count)
+    return gp_fail(GPU_ERR_INVALID_ARGUMENT, "%s: len * count = %zu * %zu overflows", fn, len, count);
+  *n = len * count;
+  return GPU_OK;
+}
+
+/* A batch's shape: layout and direction from flags. */
+static gp_linrec_shape batch_shape(gpu_dtype t, size_t len, size_t count, const void *h0, unsigned flags) {
+  return (gp_linrec_shape){flags & GPU_TIME_MAJOR ? GP_LINREC_TIME_MAJOR : GP_LINREC_SEQ_MAJOR,
+                           t, len * count, len, count, NULL, h0, (flags & GPU_REVERSE) != 0};
+}
+
 static gpu_status run_forward(const void *a, const void *b, void *h, const gp_linrec_shape *shape,
                               gpu_backend be) {
 #if GPUPRIM_HAVE_CUDA
@@ -81,15 +95,14 @@ gpu_status gpu_linrec(const void *a, const void *b, void *h, size_t n, gpu_dtype
 gpu_status gpu_linrec_batch(const void *a, const void *b, void *h, size_t len, size_t count,
                             gpu_dtype t, const void *h0, unsigned flags) {
   static const char fn[] = "gpu_linrec_batch";
-  if (count != 0 && len > SIZE_MAX / count)
-    return gp_fail(GPU_ERR_INVALID_ARGUMENT, "%s: len * count = %zu * %zu overflows", fn, len, count);
-  const size_t n = len * count;
+  size_t n = 0;
+  gpu_status s = batch_elements(fn, len, count, &n);
+  if (s != GPU_OK) return s;
   gpu_backend be = GPU_BACKEND_HOST;
-  gpu_status s = check_forward(fn, a, b, h, n, t, flags, GPU_REVERSE | GPU_TIME_MAJOR, &be);
+  s = check_forward(fn, a, b, h, n, t, flags, GPU_REVERSE | GPU_TIME_MAJOR, &be);
   if (s == GPU_OK) s = check_states(fn, h0, count, "h", h, n, t, be);
   if (s != GPU_OK || n == 0) return s;
-  const gp_linrec_shape shape = {flags & GPU_TIME_MAJOR ? GP_LINREC_TIME_MAJOR : GP_LINREC_SEQ_MAJOR,
-                                 t, n, len, count, NULL, h0, (flags & GPU_REVERSE) != 0};
+  const gp_linrec_shape shape = batch_shape(t, len, count, h0, flags);
   return run_forward(a, b, h, &shape, be);
 }
 
@@ -174,18 +187,18 @@ gpu_status gpu_linrec_backward(const void *a, const void *h, const void *dh, voi
 gpu_status gpu_linrec_backward_batch(const void *a, const void *h, const void *dh, void *da, void *db,
                                      size_t len, size_t count, gpu_dtype t, const void *h0, unsigned flags) {
   static const char fn[] = "gpu_linrec_backward_batch";
-  if (count != 0 && len > SIZE_MAX / count)
-    return gp_fail(GPU_ERR_INVALID_ARGUMENT, "%s: len * count = %zu * %zu overflows", fn, len, count);
-  const size_t n = len * count, w = gpu_dtype_size(t);
+  size_t n = 0;
+  gpu_status s = batch_elements(fn, len, count, &n);
+  if (s != GPU_OK) return s;
+  const size_t w = gpu_dtype_size(t);
   gpu_backend be = GPU_BACKEND_HOST;
-  gpu_status s = check_float_dtype(fn, t);
+  s = check_float_dtype(fn, t);
   if (s == GPU_OK) s = gp_check_flags(fn, flags, GPU_REVERSE | GPU_TIME_MAJOR);
   if (s == GPU_OK) s = gp_backend(fn, &be);
   if (s == GPU_OK) s = check_backward_arrays(fn, a, h, dh, da, db, n, w, be);
   if (s == GPU_OK) s = check_states(fn, h0, count, "da", da, n, t, be);
   if (s == GPU_OK && h0) s = gp_check_disjoint(fn, "db", db, n * w, "h0", h0, count * w);
   if (s != GPU_OK || n == 0) return s;
-  const gp_linrec_shape shape = {flags & GPU_TIME_MAJOR ? GP_LINREC_TIME_MAJOR : GP_LINREC_SEQ_MAJOR,
-                                 t, n, len, count, NULL, h0, (flags & GPU_REVERSE) != 0};
+  const gp_linrec_shape shape = batch_shape(t, len, count, h0, flags);
   return run_backward(a, h, dh, da, db, &shape, be);
 }

@@ -168,32 +168,36 @@ gpu_status run_channels(const char *fn, const linrec_plan &plan, const T *a, con
   return st != GPU_OK ? st : f;
 }
 
+/* A one-pass batch launch (channel or sequence tiles) of `tiles` tiles:
+ * the look-back state for `width` sequences a tile, the tile after a tile
+ * in time `stride` tiles later; launch(states, counter, counter_base)
+ * starts the kernel. */
+template <typename T, typename Launch>
+gpu_status launch_with_states(const char *fn, const char *kernel, const gp_linrec_shape &s, uint64_t tiles, int width,
+                              uint64_t stride, Launch launch) {
+  if (tiles > 0x7fffffffu) return gp_fail(GPU_ERR_UNSUPPORTED, "%s: n = %llu is too large", fn, (unsigned long long)s.n);
+  gp_tilestate ts{};
+  gpu_status st = gp_tilestate_acquire(fn, state_lookback_words<T>(tiles, width), tiles, &ts);
+  if (st != GPU_OK) return st;
+  launch(state_lookback{ts.words, ts.epoch, stride}, ts.counter, ts.counter_base);
+  st = check_launch(fn, kernel);
+  const gpu_status r = gp_tilestate_release(fn, &ts);
+  return st != GPU_OK ? st : r;
+}
+
 /* The one-pass channel path over a time-major batch, tiles of Shape. */
 template <typename Shape, typename T>
 gpu_status launch_channel_tiles(const char *fn, const T *a, const T *b, T *h, const T *h0, const gp_linrec_shape &s,
                                 cudaStream_t stream) {
   const uint64_t groups = (s.count + Shape::width - 1) / Shape::width;
   const uint64_t tiles = groups * ((s.len + Shape::tile_steps - 1) / Shape::tile_steps);
-  if (tiles > 0x7fffffffu) return gp_fail(GPU_ERR_UNSUPPORTED, "%s: n = %llu is too large", fn, (unsigned long long)s.n);
-  gp_tilestate ts{};
-  gpu_status st = gp_tilestate_acquire(fn, state_lookback_words<T>(tiles, Shape::width), tiles, &ts);
-  if (st != GPU_OK) return st;
-  const channel_tiles_args<T> p{a,
-                                b,
-                                h,
-                                h0,
-                                s.len,
-                                s.count,
-                                uint32_t(groups),
-                                state_lookback{ts.words, ts.epoch, groups},
-                                ts.counter,
-                                ts.counter_base,
-                                s.reverse,
-                                s.count % Shape::vec == 0 && aligned16(a, b, h)};
-  channels_lookback<Shape><<<unsigned(tiles), CHANNEL_TILE_THREADS, 0, stream>>>(p);
-  st = check_launch(fn, "channels_lookback");
-  const gpu_status r = gp_tilestate_release(fn, &ts);
-  return st != GPU_OK ? st : r;
+  const bool vector_ok = s.count % Shape::vec == 0 && aligned16(a, b, h);
+  return launch_with_states<T>(fn, "channels_lookback", s, tiles, Shape::width, groups,
+                               [&](state_lookback states, unsigned long long *counter, unsigned long long base) {
+                                 const channel_tiles_args<T> p{a, b, h, h0, s.len, s.count, uint32_t(groups),
+                                                               states, counter, base, s.reverse, vector_ok};
+                                 channels_lookback<Shape><<<unsigned(tiles), CHANNEL_TILE_THREADS, 0, stream>>>(p);
+                               });
 }
 
 /* The one-pass path over a sequence-major batch (a tile per block). */
@@ -202,24 +206,13 @@ gpu_status launch_sequence_tiles(const char *fn, const T *a, const T *b, T *h, c
                                  cudaStream_t stream) {
   using Shape = typename linrec_tuning<sizeof(T)>::tiles;
   const uint64_t tiles = s.count * ((s.len + Shape::tile_items - 1) / Shape::tile_items);
-  if (tiles > 0x7fffffffu) return gp_fail(GPU_ERR_UNSUPPORTED, "%s: n = %llu is too large", fn, (unsigned long long)s.n);
-  gp_tilestate ts{};
-  gpu_status st = gp_tilestate_acquire(fn, state_lookback_words<T>(tiles, 1), tiles, &ts);
-  if (st != GPU_OK) return st;
-  const sequence_tiles_args<T> p{a,
-                                 b,
-                                 h,
-                                 h0,
-                                 s.len,
-                                 s.count,
-                                 state_lookback{ts.words, ts.epoch, s.count},
-                                 ts.counter,
-                                 ts.counter_base,
-                                 s.len % Shape::vec == 0 && aligned16(a, b, h)};
-  sequences_lookback<Shape, REVERSE><<<unsigned(tiles), Shape::threads, 0, stream>>>(p);
-  st = check_launch(fn, "sequences_lookback");
-  const gpu_status r = gp_tilestate_release(fn, &ts);
-  return st != GPU_OK ? st : r;
+  const bool vector_ok = s.len % Shape::vec == 0 && aligned16(a, b, h);
+  return launch_with_states<T>(fn, "sequences_lookback", s, tiles, 1, s.count,
+                               [&](state_lookback states, unsigned long long *counter, unsigned long long base) {
+                                 const sequence_tiles_args<T> p{a, b, h, h0, s.len, s.count,
+                                                                states, counter, base, vector_ok};
+                                 sequences_lookback<Shape, REVERSE><<<unsigned(tiles), Shape::threads, 0, stream>>>(p);
+                               });
 }
 
 /* The forward pass along a given plan (the library's from plan_linrec;
