@@ -135,6 +135,14 @@ START_TEST(linrec_backward_bad_arguments) {
          GPU_ERR_INVALID_ARGUMENT);
   EXPECT(gpu_linrec_backward_batch(x.a, x.b, dh, x.out, db, 100, 10, GPU_U64, NULL, 0), GPU_ERR_UNSUPPORTED);
   EXPECT(gpu_linrec_backward_batch(x.a, x.b, dh, NULL, db, 100, 10, GPU_F32, NULL, 0), GPU_ERR_INVALID_ARGUMENT);
+  EXPECT(gpu_linrec_backward_batch(x.a, x.b, dh, x.out, db, 100, 10, (gpu_dtype)99, NULL, 0),
+         GPU_ERR_INVALID_ARGUMENT);
+  /* No refused call wrote db or dh. */
+  float back[ARG_N];
+  tu_download(back, dh, sizeof back);
+  ck_assert_msg(memcmp(back, x.hb, sizeof back) == 0, "dh changed");
+  tu_download(back, db, sizeof back);
+  ck_assert_msg(memcmp(back, x.poison, sizeof back) == 0, "db written");
   tu_free(more);
   tu_free(x.a);
 }
