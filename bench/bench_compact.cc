@@ -38,6 +38,7 @@
 #include <initializer_list>
 #include <string>
 
+#include "bench_main.h"
 #include "cub_shim.h"
 #include "gpuprim.h"
 
@@ -336,9 +337,5 @@ void register_all(bool quick) {
 int main(int argc, char **argv) {
   if (bench_require_cuda("bench_compact") != 0) return 1;
   register_all(bench_quick_mode(&argc, argv) != 0);
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return print_summary() ? 1 : 0;
+  return bench_run_registered(argc, argv, print_summary);
 }

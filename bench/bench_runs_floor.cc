@@ -23,6 +23,7 @@
 
 #include <cuda_runtime.h>
 
+#include "bench_main.h"
 #include "cub_shim.h"
 #include "runs_floor.h"
 
@@ -124,7 +125,7 @@ void floor_benchmark(benchmark::State &state) {
   state.counters["copy_vs_dynamic"] = r.copy_us / r.dynamic_us;
 }
 
-void print_summary() {
+int print_summary() {
   std::printf("\nsummary: copy/x = time of a device copy of the same bytes / x's time; ends: when the blocks of one "
               "more run ended, us after the first block started (min/mean/max); tiles: a block's (min-max)\n");
   std::printf("%5s %9s %9s %9s %12s %13s %26s %26s %9s\n", "n", "copy_us", "static", "dynamic", "copy/static",
@@ -137,6 +138,7 @@ void print_summary() {
     std::printf("2^%-3d %9.1f %9.1f %9.1f %12.3f %13.3f %26s %26s %9s\n", __builtin_ctzll(r.n), r.copy_us, r.static_us,
                 r.dynamic_us, r.copy_us / r.static_us, r.copy_us / r.dynamic_us, a, b, c);
   }
+  return 0; /* a wrong copy has already ended the program */
 }
 
 }  // namespace
@@ -147,10 +149,5 @@ int main(int argc, char **argv) {
   b->UseManualTime()->Iterations(1)->Unit(benchmark::kMicrosecond);
   if (bench_quick_mode(&argc, argv)) b->Arg(1 << 22)->Arg(1 << 24);
   else b->Arg(1 << 24)->Arg(1 << 26)->Arg(1 << 28)->Arg(1 << 30);
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  print_summary();
-  return 0;
+  return bench_run_registered(argc, argv, print_summary);
 }

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_main.h"
 #include "cub_shim.h"
 #include "gpuprim.h"
 
@@ -55,6 +56,7 @@ struct result {
   double vs_copy, vs_cub, gpuprim_us;
 };
 std::map<std::string, std::vector<result>> results;
+int failures = 0; /* sizes whose output differs from CUB's */
 
 // Enough repetitions for a stable median, bounded in total time.
 int reps_for(size_t bytes) { return bytes >= (size_t(1) << 30) ? 15 : bytes >= (size_t(1) << 26) ? 31 : 101; }
@@ -75,7 +77,10 @@ void scan_benchmark(benchmark::State &state, const std::string &name, gpu_dtype 
     run_gpuprim(&c);
     if (cub_scan(c.in, cub_out, n, t, op, flags & GPU_EXCLUSIVE) != 0) std::exit(2);
     differs = bench_first_difference(c.out, cub_out, n, gpu_dtype_size(t));
-    if (differs >= 0) std::fprintf(stderr, "%s n=%zu: element %lld differs from CUB's\n", name.c_str(), n, (long long)differs);
+    if (differs >= 0) {
+      std::fprintf(stderr, "%s n=%zu: element %lld differs from CUB's\n", name.c_str(), n, (long long)differs);
+      failures++;
+    }
   }
   const bench_fn fns[3] = {run_gpuprim, run_cub, run_copy};
   void *const args[3] = {&c, &c, &c};
@@ -95,7 +100,7 @@ void scan_benchmark(benchmark::State &state, const std::string &name, gpu_dtype 
 }
 
 // One line per case: ratios at a few sizes, and the worst ratio to CUB over all sizes.
-void print_summary() {
+int print_summary() {
   std::printf("\nsummary: vs_copy (copy time / gpuprim time) and vs_cub (CUB time / gpuprim time)\n");
   std::printf("%-20s %8s %8s %8s %8s | %7s %7s %7s %7s | %s\n", "case", "copy@2^20", "copy@2^24", "copy@2^28",
               "copy@2^30", "cub@2^10", "cub@2^20", "cub@2^28", "cub@2^30", "worst vs_cub (n)");
@@ -112,6 +117,8 @@ void print_summary() {
                 at(24, true), at(28, true), at(30, true), at(10, false), at(20, false), at(28, false), at(30, false),
                 worst->vs_cub, __builtin_ctzll(worst->n));
   }
+  if (failures) std::printf("%d FAILED: outputs that differ from CUB's (see above)\n", failures);
+  return failures;
 }
 
 const char *type_name(gpu_dtype t) {
@@ -136,11 +143,7 @@ void register_all() {
 }  // namespace
 
 int main(int argc, char **argv) {
-  if (gpu_set_backend(GPU_BACKEND_CUDA) != GPU_OK || gpu_get_backend() != GPU_BACKEND_CUDA) return 1;
+  if (bench_require_cuda("bench_scan") != 0) return 1;
   register_all();
-  benchmark::Initialize(&argc, argv);
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  print_summary();
-  return 0;
+  return bench_run_registered(argc, argv, print_summary);
 }

@@ -40,6 +40,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_main.h"
 #include "cub_seg_shim.h"
 #include "cub_shim.h"
 #include "gpuprim.h"
@@ -358,9 +359,5 @@ void register_all(bool quick) {
 int main(int argc, char **argv) {
   if (bench_require_cuda("bench_segmented") != 0) return 1;
   register_all(bench_quick_mode(&argc, argv) != 0);
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return print_summary() ? 1 : 0;
+  return bench_run_registered(argc, argv, print_summary);
 }

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_main.h"
 #include "cub_sort_shim.h"
 #include "gpuprim.h"
 
@@ -66,6 +67,7 @@ struct result {
   double gpuprim_gkeys, cub_gkeys, gpuprim_us, cub_us;
 };
 std::map<std::string, std::vector<result>> results;
+int failures = 0; /* sizes whose keys or values differ from CUB's */
 
 int reps_for(size_t bytes) { return bytes >= (size_t(1) << 30) ? 11 : bytes >= (size_t(1) << 26) ? 21 : 51; }
 
@@ -86,7 +88,10 @@ void sort_benchmark(benchmark::State &state, const std::string &name, gpu_dtype 
   /* Float keys are finite, without -0.0 (sort_bench_fill_keys): both results agree bit for bit. */
   size_t mismatch = sort_bench_differences(c.keys, c.cub_keys, kb);
   if (vb) mismatch += sort_bench_differences(c.values, c.cub_values, vbytes);
-  if (mismatch) std::fprintf(stderr, "%s n=%zu: %zu words differ from CUB's result\n", name.c_str(), n, mismatch);
+  if (mismatch) {
+    std::fprintf(stderr, "%s n=%zu: %zu words differ from CUB's result\n", name.c_str(), n, mismatch);
+    failures++;
+  }
   state.counters["gpuprim_us"] = us[0];
   state.counters["cub_us"] = us[1];
   state.counters["gpuprim_Gkeys"] = double(n) / (us[0] * 1e3);
@@ -98,7 +103,7 @@ void sort_benchmark(benchmark::State &state, const std::string &name, gpu_dtype 
 
 // One line per case: Gkeys/s of gpuprim and CUB at a few sizes, the ratio,
 // and the time at 1e5 keys.
-void print_summary() {
+int print_summary() {
   std::printf("\nsummary: Gkeys/s gpuprim / CUB (vs_cub = CUB time / gpuprim time), and us at n = 1e5\n");
   std::printf("%-22s %17s %17s %17s %17s | %8s | %14s\n", "case", "2^16", "2^20", "2^24", "2^28", "vs@2^28",
               "us@1e5 (cub)");
@@ -119,6 +124,8 @@ void print_summary() {
     if (r5) std::printf("%6.1f (%5.1f)\n", r5->gpuprim_us, r5->cub_us);
     else std::printf("-\n");
   }
+  if (failures) std::printf("%d FAILED: results that differ from CUB's (see above)\n", failures);
+  return failures;
 }
 
 const char *type_name(gpu_dtype t) {
@@ -146,11 +153,7 @@ void register_all() {
 }  // namespace
 
 int main(int argc, char **argv) {
-  if (gpu_set_backend(GPU_BACKEND_CUDA) != GPU_OK || gpu_get_backend() != GPU_BACKEND_CUDA) return 1;
+  if (bench_require_cuda("bench_sort") != 0) return 1;
   register_all();
-  benchmark::Initialize(&argc, argv);
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  print_summary();
-  return 0;
+  return bench_run_registered(argc, argv, print_summary);
 }

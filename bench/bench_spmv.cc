@@ -44,6 +44,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_main.h"
 #include "cub_shim.h"
 #include "cusparse_shim.h"
 #include "gpuprim.h"
@@ -477,10 +478,8 @@ int main(int argc, char **argv) {
   if (bench_require_cuda("bench_spmv") != 0) return 1;
   quick = bench_quick_mode(&argc, argv) != 0;
   register_all();
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  matrices.clear();
-  return print_summary() ? 1 : 0;
+  return bench_run_registered(argc, argv, [] {
+    matrices.clear();
+    return print_summary();
+  });
 }
