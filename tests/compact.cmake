@@ -37,7 +37,7 @@ target_link_libraries(test_compact_host PRIVATE OpenMP::OpenMP_C)
 if(GPUPRIM_CUDA)
   gpuprim_add_test(test_compact_cuda INTERNAL SOURCES test_compact.c test_compact_cuda.c LABELS cuda)
   target_compile_definitions(test_compact_cuda PRIVATE TU_CUDA=1)
-  target_link_libraries(test_compact_cuda PRIVATE OpenMP::OpenMP_C CUDA::cudart)
+  target_link_libraries(test_compact_cuda PRIVATE OpenMP::OpenMP_C gpuprim_test_cuda_util)
 endif()
 
 if(GPUPRIM_CUDA)

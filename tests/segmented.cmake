@@ -9,7 +9,7 @@ target_link_libraries(test_segmented_host PRIVATE gpuprim_scan_reference OpenMP:
 if(GPUPRIM_CUDA)
   gpuprim_add_test(test_segmented_cuda SOURCES ${GP_SEGMENTED_TEST_SOURCES} test_segmented_cuda.c LABELS cuda)
   target_compile_definitions(test_segmented_cuda PRIVATE TU_CUDA=1)
-  target_link_libraries(test_segmented_cuda PRIVATE gpuprim_scan_reference CUDA::cudart)
+  target_link_libraries(test_segmented_cuda PRIVATE gpuprim_scan_reference gpuprim_test_cuda_util)
 endif()
 
 # The CUDA backend's plans (segmented/segmented_plan.c): plain C, no GPU.

@@ -8,9 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_cuda_util.h"
 #include "test_util.h"
-
-#define CUDA_OK(call) ck_assert_msg((call) == cudaSuccess, "%s failed", #call)
 
 /* Contents from a hash of the index, so the host needs no copy of it all. */
 static uint32_t element(uint64_t i) {
@@ -56,13 +55,7 @@ static bool low_bits_nonzero(uint32_t x) { return (x & 3) != 0; }
 START_TEST(compact_above_2_to_32) {
   if (tu_quick()) return;
   const uint64_t n = ((uint64_t)1 << 32) + 12345;
-  size_t free_b = 0, total_b = 0;
-  CUDA_OK(cudaMemGetInfo(&free_b, &total_b));
-  if (free_b < 2 * n * 4 + ((size_t)1 << 30)) {
-    printf("compact_above_2_to_32: SKIPPED: needs %llu bytes of device memory, %zu free\n",
-           (unsigned long long)(2 * n * 4), free_b);
-    return;
-  }
+  if (!tu_device_has_memory("compact_above_2_to_32", 2 * n * 4)) return;
   uint32_t *in = tu_alloc(n * 4), *out = tu_alloc(n * 4);
   uint32_t *h = tu_xmalloc((size_t)CHUNK * 4);
   for (uint64_t lo = 0; lo < n; lo += CHUNK) {

@@ -14,21 +14,12 @@
 #include <string.h>
 
 #include "linrec_reference.h"
+#include "test_cuda_util.h"
 #include "test_linrec.h"
 #include "test_util.h"
 
-#define CUDA_OK(call) ck_assert_msg((call) == cudaSuccess, "%s failed", #call)
-
 enum { PERIOD = 1000003, WARMUP = 400 };
 static const size_t CHUNK = (size_t)1 << 26;
-
-static bool enough_memory(const char *test, size_t bytes) {
-  size_t free_b = 0, total_b = 0;
-  CUDA_OK(cudaMemGetInfo(&free_b, &total_b));
-  if (free_b >= bytes + ((size_t)1 << 30)) return true;
-  printf("%s: SKIPPED: needs %zu bytes of device memory, %zu free\n", test, bytes, free_b);
-  return false;
-}
 
 /* Fills n elements of backend memory with table[i % PERIOD]. */
 static void fill_periodic(float *dst, size_t n, const float *table, float *buf) {
@@ -65,7 +56,7 @@ static long double periodic_h(const float *ta, const float *tb, size_t n, size_t
 START_TEST(linrec_n_above_2_to_32) {
   if (tu_quick()) return;
   const size_t n = ((size_t)1 << 32) + 4099;
-  if (!enough_memory("linrec_n_above_2_to_32", 3 * n * 4)) return;
+  if (!tu_device_has_memory("linrec_n_above_2_to_32", 3 * n * 4)) return;
   float *ta = tu_xmalloc(PERIOD * 4), *tb = tu_xmalloc(PERIOD * 4), *buf = tu_xmalloc(CHUNK * 4);
   lr_fill_uniform(ta, PERIOD, GPU_F32, -0.9, 0.9);
   lr_fill_uniform(tb, PERIOD, GPU_F32, -1, 1);

@@ -9,9 +9,8 @@
 #include <string.h>
 
 #include "scan_reference.h"
+#include "test_cuda_util.h"
 #include "test_util.h"
-
-#define CUDA_OK(call) ck_assert_msg((call) == cudaSuccess, "%s failed", #call)
 
 static void fill_and_reference(uint32_t *h, uint32_t *ref, size_t n, unsigned flags) {
   tu_fill(h, n, GPU_U32, TU_FULL);
@@ -115,12 +114,7 @@ static uint32_t element(uint64_t i) {
 START_TEST(scan_above_2_to_32) {
   if (tu_quick()) return;
   const size_t n = ((size_t)1 << 32) + 12345, chunk = (size_t)1 << 26;
-  size_t free_b = 0, total_b = 0;
-  CUDA_OK(cudaMemGetInfo(&free_b, &total_b));
-  if (free_b < 2 * n * 4 + ((size_t)1 << 30)) {
-    printf("scan_above_2_to_32: SKIPPED: needs %zu bytes of device memory, %zu free\n", 2 * n * 4, free_b);
-    return;
-  }
+  if (!tu_device_has_memory("scan_above_2_to_32", 2 * n * 4)) return;
   uint32_t *in = tu_alloc(n * 4), *out = tu_alloc(n * 4);
   uint32_t *h = tu_xmalloc(chunk * 4);
   for (size_t lo = 0; lo < n; lo += chunk) {

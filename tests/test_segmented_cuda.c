@@ -9,9 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_cuda_util.h"
 #include "test_util.h"
-
-#define CUDA_OK(call) ck_assert_msg((call) == cudaSuccess, "%s failed", #call)
 
 static const size_t CHUNK = (size_t)1 << 26;
 
@@ -31,18 +30,10 @@ static bool starts_segment(uint64_t i) {
   return i == 0 || mix(i ^ 0x5555555555555555ull) % 1024 == 0;
 }
 
-static bool enough_memory(const char *test, size_t bytes) {
-  size_t free_b = 0, total_b = 0;
-  CUDA_OK(cudaMemGetInfo(&free_b, &total_b));
-  if (free_b >= bytes + ((size_t)1 << 30)) return true;
-  printf("%s: SKIPPED: needs %zu bytes of device memory, %zu free\n", test, bytes, free_b);
-  return false;
-}
-
 START_TEST(segmented_n_above_2_to_32) {
   if (tu_quick()) return;
   const size_t n = ((size_t)1 << 32) + 12345;
-  if (!enough_memory("segmented_n_above_2_to_32", 2 * n * 4 + n + (n / 512) * 8)) return;
+  if (!tu_device_has_memory("segmented_n_above_2_to_32", 2 * n * 4 + n + (n / 512) * 8)) return;
   uint32_t *in = tu_alloc(n * 4), *out = tu_alloc(n * 4), *h = tu_xmalloc(CHUNK * 4);
   uint8_t *heads = tu_alloc(n), *hh = tu_xmalloc(CHUNK);
   size_t nseg = 0, cap = n / 512;
@@ -129,7 +120,7 @@ START_TEST(segmented_nseg_above_2_to_32) {
   size_t nseg = n + n / 7;
   while ((size_t)unit_offset(nseg) > n) nseg--;
   while ((size_t)unit_offset(nseg) < n) nseg++;
-  if (!enough_memory("segmented_nseg_above_2_to_32", n * 4 + nseg * 4 + (nseg + 1) * 8)) return;
+  if (!tu_device_has_memory("segmented_nseg_above_2_to_32", n * 4 + nseg * 4 + (nseg + 1) * 8)) return;
   uint32_t *in = tu_alloc(n * 4), *out = tu_alloc(nseg * 4), *h = tu_xmalloc(CHUNK * 4);
   int64_t *offsets = tu_alloc((nseg + 1) * 8), *ho = tu_xmalloc(CHUNK * 8);
   for (size_t lo = 0; lo < n; lo += CHUNK) {

@@ -11,10 +11,9 @@
 #include <string.h>
 
 #include "sort/sort_cuda.h"
+#include "test_cuda_util.h"
 #include "test_sort.h"
 #include "test_util.h"
-
-#define CUDA_OK(call) ck_assert_msg((call) == cudaSuccess, "%s failed", #call)
 
 static void default_paths(void) {
   gp_sort_cuda_set_single_block_max(SIZE_MAX);
@@ -204,12 +203,7 @@ static uint32_t next_expected(expected_walk *w, const uint32_t *extra, size_t n_
 START_TEST(sort_above_2_to_32) {
   if (tu_quick() || !tu_in_shard(2)) return;
   const size_t n_extra = 123457, n = ((size_t)1 << 32) + n_extra, chunk = (size_t)1 << 26;
-  size_t free_b = 0, total_b = 0;
-  CUDA_OK(cudaMemGetInfo(&free_b, &total_b));
-  if (free_b < 2 * n * 4 + ((size_t)1 << 30)) {
-    printf("sort_above_2_to_32: SKIPPED: needs %zu bytes of device memory, %zu free\n", 2 * n * 4, free_b);
-    return;
-  }
+  if (!tu_device_has_memory("sort_above_2_to_32", 2 * n * 4)) return;
   uint32_t *keys = tu_alloc(n * 4), *h = tu_xmalloc(chunk * 4), *extra = tu_xmalloc(n_extra * 4);
   for (size_t i = 0; i < n_extra; i++) extra[i] = mix((uint32_t)i);
   qsort(extra, n_extra, 4, compare_u32);
