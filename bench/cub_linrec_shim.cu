@@ -3,6 +3,7 @@
 #include <cub/device/device_scan.cuh>
 
 #include "cub_linrec_shim.h"
+#include "cub_shim.h"
 #include "linrec/linrec_launch.cuh"
 
 namespace {
@@ -67,18 +68,11 @@ extern "C" void linrec_interleave(const float *a, const float *b, void *pairs, s
 }
 
 extern "C" int linrec_cub_pair_scan(const void *pairs, void *out, size_t n) {
-  static void *temp = nullptr;
-  static size_t temp_bytes = 0;
   size_t need = 0;
   const float2 *in = static_cast<const float2 *>(pairs);
   float2 *o = static_cast<float2 *>(out);
   if (cub::DeviceScan::InclusiveScan(nullptr, need, in, o, pair_then{}, n) != cudaSuccess) return 1;
-  if (need > temp_bytes) {
-    cudaFree(temp);
-    if (cudaMalloc(&temp, need) != cudaSuccess) return 1;
-    temp_bytes = need;
-  }
-  return cub::DeviceScan::InclusiveScan(temp, need, in, o, pair_then{}, n) != cudaSuccess;
+  return cub::DeviceScan::InclusiveScan(bench_cub_temp(need), need, in, o, pair_then{}, n) != cudaSuccess;
 }
 
 extern "C" void linrec_plain_loop(const float *a, const float *b, float *h, size_t len, size_t count, int time_major) {

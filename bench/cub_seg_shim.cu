@@ -19,12 +19,8 @@ void must(cudaError_t e, const char *what, int line) {
 }
 #define MUST(call) must((call), #call, __LINE__)
 
-// CUB's temporary storage: one of cub_shim's reusable buffers (grows, never
-// shrinks, as a user of CUB would keep it), and the next slot for a result
-// index. bench_segmented uses slots 0-7.
-const int TEMP_SLOT = 8;
-// Never NULL: CUB takes a NULL temporary storage for a size query.
-void *cub_temp(size_t bytes) { return bench_buffer(TEMP_SLOT, std::max<size_t>(bytes, 1)); }
+// cub_shim's reusable buffer for a result index; bench_segmented uses slots 0-7.
+const int INDEX_SLOT = 8;
 
 // A grid-stride grid for `work` items: enough blocks to fill the GPU, no more.
 unsigned blocks_for(size_t work) { return unsigned(std::min<size_t>((work + 255) / 256, 8192) + (work == 0)); }
@@ -55,7 +51,7 @@ template <typename K> size_t make_keys(const uint8_t *heads, K *keys, size_t n) 
   MUST(cudaGetLastError());
   size_t bytes = 0;
   MUST(cub::DeviceScan::InclusiveSum(nullptr, bytes, keys, keys, int64_t(n)));
-  MUST(cub::DeviceScan::InclusiveSum(cub_temp(bytes), bytes, keys, keys, int64_t(n)));
+  MUST(cub::DeviceScan::InclusiveSum(bench_cub_temp(bytes), bytes, keys, keys, int64_t(n)));
   K last = 0;
   MUST(cudaMemcpy(&last, keys + n - 1, sizeof last, cudaMemcpyDeviceToHost));
   return size_t(last);
@@ -66,10 +62,10 @@ template <typename K, typename T, typename N> void by_key_with(const K *keys, co
   size_t bytes = 0;
   if (exclusive) {
     MUST(cub::DeviceScan::ExclusiveSumByKey(nullptr, bytes, keys, in, out, n));
-    MUST(cub::DeviceScan::ExclusiveSumByKey(cub_temp(bytes), bytes, keys, in, out, n));
+    MUST(cub::DeviceScan::ExclusiveSumByKey(bench_cub_temp(bytes), bytes, keys, in, out, n));
   } else {
     MUST(cub::DeviceScan::InclusiveSumByKey(nullptr, bytes, keys, in, out, n));
-    MUST(cub::DeviceScan::InclusiveSumByKey(cub_temp(bytes), bytes, keys, in, out, n));
+    MUST(cub::DeviceScan::InclusiveSumByKey(bench_cub_temp(bytes), bytes, keys, in, out, n));
   }
 }
 
@@ -89,7 +85,7 @@ template <typename T> void segmented_sum(const void *in, void *out, const int64_
   T *o = static_cast<T *>(out);
   size_t bytes = 0;
   MUST(cub::DeviceSegmentedReduce::Sum(nullptr, bytes, i, o, int64_t(nseg), offsets, offsets + 1));
-  MUST(cub::DeviceSegmentedReduce::Sum(cub_temp(bytes), bytes, i, o, int64_t(nseg), offsets,
+  MUST(cub::DeviceSegmentedReduce::Sum(bench_cub_temp(bytes), bytes, i, o, int64_t(nseg), offsets,
                                        offsets + 1));
 }
 
@@ -109,7 +105,7 @@ __global__ void beyond_tolerance_kernel(const T *a, const T *b, size_t n, double
 }
 
 template <typename T> int64_t first_beyond(const void *a, const void *b, size_t n, double abs_tol, double rel_tol) {
-  auto *first = static_cast<unsigned long long *>(bench_buffer(TEMP_SLOT + 1, sizeof(unsigned long long)));
+  auto *first = static_cast<unsigned long long *>(bench_buffer(INDEX_SLOT, sizeof(unsigned long long)));
   MUST(cudaMemset(first, 0xff, sizeof *first));
   beyond_tolerance_kernel<T><<<blocks_for(n), 256>>>(static_cast<const T *>(a), static_cast<const T *>(b), n, abs_tol,
                                                      rel_tol, first);

@@ -39,26 +39,14 @@ template <typename T> void fill(void *p, size_t n, uint64_t seed) {
   BENCH_CUDA(cudaGetLastError());
 }
 
-void *temp = nullptr;
-size_t temp_bytes = 0;
-
-void ensure_temp(size_t bytes) {
-  if (bytes <= temp_bytes) return;
-  if (temp) BENCH_CUDA(cudaFree(temp));
-  BENCH_CUDA(cudaMalloc(&temp, bytes));
-  temp_bytes = bytes;
-}
-
 template <typename T, typename Op> void scan_with(const T *in, T *out, int64_t n, Op op, T init, int exclusive) {
   size_t bytes = 0;
   if (exclusive) {
     BENCH_CUDA(cub::DeviceScan::ExclusiveScan(nullptr, bytes, in, out, op, init, n));
-    ensure_temp(bytes);
-    BENCH_CUDA(cub::DeviceScan::ExclusiveScan(temp, bytes, in, out, op, init, n));
+    BENCH_CUDA(cub::DeviceScan::ExclusiveScan(bench_cub_temp(bytes), bytes, in, out, op, init, n));
   } else {
     BENCH_CUDA(cub::DeviceScan::InclusiveScan(nullptr, bytes, in, out, op, n));
-    ensure_temp(bytes);
-    BENCH_CUDA(cub::DeviceScan::InclusiveScan(temp, bytes, in, out, op, n));
+    BENCH_CUDA(cub::DeviceScan::InclusiveScan(bench_cub_temp(bytes), bytes, in, out, op, n));
   }
 }
 
@@ -128,8 +116,7 @@ template <typename T> void select_if_lt(const void *in, void *out, size_t n, con
   const less_than<T> op = less_than_from<T>(threshold);
   size_t bytes = 0;
   BENCH_CUDA(cub::DeviceSelect::If(nullptr, bytes, i, o, count_on_device(), int(n), op));
-  ensure_temp(bytes);
-  BENCH_CUDA(cub::DeviceSelect::If(temp, bytes, i, o, count_on_device(), int(n), op));
+  BENCH_CUDA(cub::DeviceSelect::If(bench_cub_temp(bytes), bytes, i, o, count_on_device(), int(n), op));
 }
 
 // Flagged only moves elements: their size is all that matters.
@@ -138,8 +125,7 @@ template <typename W> void select_flagged(const void *in, const uint8_t *flags, 
   W *o = static_cast<W *>(out);
   size_t bytes = 0;
   BENCH_CUDA(cub::DeviceSelect::Flagged(nullptr, bytes, i, flags, o, count_on_device(), int(n)));
-  ensure_temp(bytes);
-  BENCH_CUDA(cub::DeviceSelect::Flagged(temp, bytes, i, flags, o, count_on_device(), int(n)));
+  BENCH_CUDA(cub::DeviceSelect::Flagged(bench_cub_temp(bytes), bytes, i, flags, o, count_on_device(), int(n)));
 }
 
 // Reverses out[kept, n) in place, kept read on the device (no round trip):
@@ -160,8 +146,7 @@ void partition_if_lt(const void *in, void *out, size_t n, const void *threshold,
   const less_than<T> op = less_than_from<T>(threshold);
   size_t bytes = 0;
   BENCH_CUDA(cub::DevicePartition::If(nullptr, bytes, i, o, count_on_device(), int(n), op));
-  ensure_temp(bytes);
-  BENCH_CUDA(cub::DevicePartition::If(temp, bytes, i, o, count_on_device(), int(n), op));
+  BENCH_CUDA(cub::DevicePartition::If(bench_cub_temp(bytes), bytes, i, o, count_on_device(), int(n), op));
   if (reverse_rejected) {
     reverse_rejected_kernel<T><<<blocks_for(n / 2), 256>>>(o, n, d_count);
     BENCH_CUDA(cudaGetLastError());
@@ -352,6 +337,18 @@ extern "C" void bench_loop_us(bench_fn fn, void *arg, int count, double *gpu_us,
 extern "C" void bench_medians_us(int k, const bench_fn *fns, void *const *args, int warmup, int reps,
                                  double *median_us) {
   bench_medians_prepared_us(k, nullptr, fns, args, warmup, reps, median_us);
+}
+
+extern "C" void *bench_cub_temp(size_t bytes) {
+  static void *temp = nullptr;
+  static size_t temp_bytes = 0;
+  if (bytes == 0) bytes = 1;
+  if (bytes > temp_bytes) {
+    if (temp) BENCH_CUDA(cudaFree(temp));
+    BENCH_CUDA(cudaMalloc(&temp, bytes));
+    temp_bytes = bytes;
+  }
+  return temp;
 }
 
 extern "C" void *bench_buffer(int slot, size_t bytes) {

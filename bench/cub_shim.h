@@ -88,6 +88,10 @@ int bench_sm_count(void);
 
 /* Device memory the benchmarks reuse: grows, never shrinks. */
 void *bench_buffer(int slot, size_t bytes);
+/* CUB's temporary storage for the shims' calls, apart from bench_buffer's
+ * slots: grows, never shrinks, as a user of CUB would keep it. Never NULL
+ * (at least one byte): CUB takes a NULL storage for a size query. */
+void *bench_cub_temp(size_t bytes);
 void bench_copy(void *dst, const void *src, size_t bytes);
 
 /* 1 when a smoke run is asked for: --quick among the arguments (taken out of

@@ -10,27 +10,15 @@
 
 namespace {
 
-void *temp = nullptr;
-size_t temp_bytes = 0;
-
-void ensure_temp(size_t bytes) {
-  if (bytes <= temp_bytes) return;
-  if (temp) BENCH_CUDA(cudaFree(temp));
-  BENCH_CUDA(cudaMalloc(&temp, bytes));
-  temp_bytes = bytes;
-}
-
 /* 32-bit item counts where they fit (CUB's fastest tuning), 64-bit above. */
 template <typename K, typename N> void keys_with(const K *in, K *out, N n, int descending) {
   size_t bytes = 0;
   if (descending) {
     BENCH_CUDA(cub::DeviceRadixSort::SortKeysDescending(nullptr, bytes, in, out, n));
-    ensure_temp(bytes);
-    BENCH_CUDA(cub::DeviceRadixSort::SortKeysDescending(temp, bytes, in, out, n));
+    BENCH_CUDA(cub::DeviceRadixSort::SortKeysDescending(bench_cub_temp(bytes), bytes, in, out, n));
   } else {
     BENCH_CUDA(cub::DeviceRadixSort::SortKeys(nullptr, bytes, in, out, n));
-    ensure_temp(bytes);
-    BENCH_CUDA(cub::DeviceRadixSort::SortKeys(temp, bytes, in, out, n));
+    BENCH_CUDA(cub::DeviceRadixSort::SortKeys(bench_cub_temp(bytes), bytes, in, out, n));
   }
 }
 
@@ -39,12 +27,10 @@ void pairs_with(const K *kin, K *kout, const V *vin, V *vout, N n, int descendin
   size_t bytes = 0;
   if (descending) {
     BENCH_CUDA(cub::DeviceRadixSort::SortPairsDescending(nullptr, bytes, kin, kout, vin, vout, n));
-    ensure_temp(bytes);
-    BENCH_CUDA(cub::DeviceRadixSort::SortPairsDescending(temp, bytes, kin, kout, vin, vout, n));
+    BENCH_CUDA(cub::DeviceRadixSort::SortPairsDescending(bench_cub_temp(bytes), bytes, kin, kout, vin, vout, n));
   } else {
     BENCH_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, bytes, kin, kout, vin, vout, n));
-    ensure_temp(bytes);
-    BENCH_CUDA(cub::DeviceRadixSort::SortPairs(temp, bytes, kin, kout, vin, vout, n));
+    BENCH_CUDA(cub::DeviceRadixSort::SortPairs(bench_cub_temp(bytes), bytes, kin, kout, vin, vout, n));
   }
 }
 
