@@ -238,7 +238,7 @@ const char *tu_need_data(const char *relative) {
 
 void tu_require_data(const char *suite, const char *relative) {
   if (tu_data_path(relative)) return;
-  printf("%s: SKIPPED: no %s in the test data folder %s (set GPUPRIM_TEST_DATA)\n", suite, relative, data_root());
-  fflush(stdout);
-  exit(77);
+  fprintf(stderr, "%s: FAILED: no %s in the test data folder %s (set GPUPRIM_TEST_DATA)\n", suite, relative,
+          data_root());
+  exit(1);
 }

@@ -81,8 +81,10 @@ bool tu_close(const void *a, const void *b, size_t i, gpu_dtype t, double rel, d
 const char *tu_data_path(const char *relative);
 /* The same, failing the running test where the file is absent. */
 const char *tu_need_data(const char *relative);
-/* Exits with 77 (ctest: skipped), saying why, where the suite's data is
- * absent: a suite that needs data never passes without it. */
+/* Exits with status 1, saying why, where the suite's data is absent: the
+ * data ships in tests/data, so its absence is a broken checkout or a wrong
+ * GPUPRIM_TEST_DATA, and a suite that needs it fails without it (a skip
+ * would leave the run green). */
 void tu_require_data(const char *suite, const char *relative);
 
 #endif
