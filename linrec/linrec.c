@@ -143,14 +143,20 @@ gpu_status gpu_linrec_offsets(const void *a, const void *b, void *h, const int64
   return run_forward(a, b, h, &shape, be);
 }
 
-/* The backward pass's arrays: inputs a, h, dh; outputs da, db. */
-static gpu_status check_backward_arrays(const char *fn, const void *a, const void *h, const void *dh,
-                                        void *da, void *db, size_t n, size_t w, gpu_backend be) {
-  gpu_status s = gp_check_array(fn, "a", a, n, w, be);
-  if (s == GPU_OK) s = gp_check_array(fn, "h", h, n, w, be);
-  if (s == GPU_OK) s = gp_check_array(fn, "dh", dh, n, w, be);
-  if (s == GPU_OK) s = gp_check_array(fn, "da", da, n, w, be);
-  if (s == GPU_OK) s = gp_check_array(fn, "db", db, n, w, be);
+/* Type, flags, backend; then the backward pass's arrays of n elements:
+ * inputs a, h, dh; outputs da, db (db == dh allowed). */
+static gpu_status check_backward(const char *fn, const void *a, const void *h, const void *dh, void *da,
+                                 void *db, size_t n, gpu_dtype t, unsigned flags, unsigned allowed,
+                                 gpu_backend *be) {
+  gpu_status s = check_float_dtype(fn, t);
+  if (s == GPU_OK) s = gp_check_flags(fn, flags, allowed);
+  if (s == GPU_OK) s = gp_backend(fn, be);
+  const size_t w = gpu_dtype_size(t);
+  if (s == GPU_OK) s = gp_check_array(fn, "a", a, n, w, *be);
+  if (s == GPU_OK) s = gp_check_array(fn, "h", h, n, w, *be);
+  if (s == GPU_OK) s = gp_check_array(fn, "dh", dh, n, w, *be);
+  if (s == GPU_OK) s = gp_check_array(fn, "da", da, n, w, *be);
+  if (s == GPU_OK) s = gp_check_array(fn, "db", db, n, w, *be);
   const size_t bytes = n * w;
   if (s == GPU_OK) s = gp_check_same_or_disjoint(fn, "dh", dh, "db", db, bytes);
   if (s == GPU_OK) s = gp_check_disjoint(fn, "db", db, bytes, "a", a, bytes);
@@ -175,10 +181,7 @@ gpu_status gpu_linrec_backward(const void *a, const void *h, const void *dh, voi
                                size_t n, gpu_dtype t, const void *h0, unsigned flags) {
   static const char fn[] = "gpu_linrec_backward";
   gpu_backend be = GPU_BACKEND_HOST;
-  gpu_status s = check_float_dtype(fn, t);
-  if (s == GPU_OK) s = gp_check_flags(fn, flags, GPU_REVERSE);
-  if (s == GPU_OK) s = gp_backend(fn, &be);
-  if (s == GPU_OK) s = check_backward_arrays(fn, a, h, dh, da, db, n, gpu_dtype_size(t), be);
+  const gpu_status s = check_backward(fn, a, h, dh, da, db, n, t, flags, GPU_REVERSE, &be);
   if (s != GPU_OK || n == 0) return s;
   const gp_linrec_shape shape = {GP_LINREC_SINGLE, t, n, n, 1, NULL, h0, (flags & GPU_REVERSE) != 0};
   return run_backward(a, h, dh, da, db, &shape, be);
@@ -192,10 +195,7 @@ gpu_status gpu_linrec_backward_batch(const void *a, const void *h, const void *d
   if (s != GPU_OK) return s;
   const size_t w = gpu_dtype_size(t);
   gpu_backend be = GPU_BACKEND_HOST;
-  s = check_float_dtype(fn, t);
-  if (s == GPU_OK) s = gp_check_flags(fn, flags, GPU_REVERSE | GPU_TIME_MAJOR);
-  if (s == GPU_OK) s = gp_backend(fn, &be);
-  if (s == GPU_OK) s = check_backward_arrays(fn, a, h, dh, da, db, n, w, be);
+  s = check_backward(fn, a, h, dh, da, db, n, t, flags, GPU_REVERSE | GPU_TIME_MAJOR, &be);
   if (s == GPU_OK) s = check_states(fn, h0, count, "da", da, n, t, be);
   if (s == GPU_OK && h0) s = gp_check_disjoint(fn, "db", db, n * w, "h0", h0, count * w);
   if (s != GPU_OK || n == 0) return s;
