@@ -32,13 +32,20 @@ static gpu_status check_float_dtype(const char *fn, gpu_dtype t) {
   return GPU_OK;
 }
 
-/* Type, flags, backend; then a, b and h of n elements, h == b or disjoint
- * from it, h disjoint from a. */
-static gpu_status check_forward(const char *fn, const void *a, const void *b, void *h, size_t n,
-                                gpu_dtype t, unsigned flags, unsigned allowed, gpu_backend *be) {
+/* What every entry point checks first: the type, the flags against
+ * `allowed`, and the backend (set in *be). */
+static gpu_status check_call(const char *fn, gpu_dtype t, unsigned flags, unsigned allowed, gpu_backend *be) {
   gpu_status s = check_float_dtype(fn, t);
   if (s == GPU_OK) s = gp_check_flags(fn, flags, allowed);
   if (s == GPU_OK) s = gp_backend(fn, be);
+  return s;
+}
+
+/* check_call; then a, b and h of n elements, h == b or disjoint from it,
+ * h disjoint from a. */
+static gpu_status check_forward(const char *fn, const void *a, const void *b, void *h, size_t n,
+                                gpu_dtype t, unsigned flags, unsigned allowed, gpu_backend *be) {
+  gpu_status s = check_call(fn, t, flags, allowed, be);
   const size_t w = gpu_dtype_size(t);
   if (s == GPU_OK) s = gp_check_array(fn, "a", a, n, w, *be);
   if (s == GPU_OK) s = gp_check_array(fn, "b", b, n, w, *be);
@@ -124,9 +131,7 @@ gpu_status gpu_linrec_offsets(const void *a, const void *b, void *h, const int64
                               size_t nseg, gpu_dtype t, const void *h0, unsigned flags) {
   static const char fn[] = "gpu_linrec_offsets";
   gpu_backend be = GPU_BACKEND_HOST;
-  gpu_status s = check_float_dtype(fn, t);
-  if (s == GPU_OK) s = gp_check_flags(fn, flags, GPU_REVERSE);
-  if (s == GPU_OK) s = gp_backend(fn, &be);
+  gpu_status s = check_call(fn, t, flags, GPU_REVERSE, &be);
   if (s == GPU_OK && nseg >= SIZE_MAX / sizeof(int64_t))
     s = gp_fail(GPU_ERR_INVALID_ARGUMENT, "%s: nseg = %zu is too large", fn, nseg);
   if (s != GPU_OK || nseg == 0) return s;
@@ -143,14 +148,12 @@ gpu_status gpu_linrec_offsets(const void *a, const void *b, void *h, const int64
   return run_forward(a, b, h, &shape, be);
 }
 
-/* Type, flags, backend; then the backward pass's arrays of n elements:
- * inputs a, h, dh; outputs da, db (db == dh allowed). */
+/* check_call; then the backward pass's arrays of n elements: inputs a, h,
+ * dh; outputs da, db (db == dh allowed). */
 static gpu_status check_backward(const char *fn, const void *a, const void *h, const void *dh, void *da,
                                  void *db, size_t n, gpu_dtype t, unsigned flags, unsigned allowed,
                                  gpu_backend *be) {
-  gpu_status s = check_float_dtype(fn, t);
-  if (s == GPU_OK) s = gp_check_flags(fn, flags, allowed);
-  if (s == GPU_OK) s = gp_backend(fn, be);
+  gpu_status s = check_call(fn, t, flags, allowed, be);
   const size_t w = gpu_dtype_size(t);
   if (s == GPU_OK) s = gp_check_array(fn, "a", a, n, w, *be);
   if (s == GPU_OK) s = gp_check_array(fn, "h", h, n, w, *be);
