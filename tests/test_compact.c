@@ -25,7 +25,11 @@
  * signedness and always-false unsigned comparisons included. */
 #pragma GCC diagnostic ignored "-Wsign-compare"
 #pragma GCC diagnostic ignored "-Wtype-limits"
+#ifdef __clang__
+#pragma clang diagnostic ignored "-Wimplicit-const-int-float-conversion"
+#else
 #pragma GCC diagnostic ignored "-Wbool-compare"
+#endif
 
 /* The language's functions on a float argument are the float ones (sqrtf:
  * rounded to float before any comparison), as in compact/expr.h. */

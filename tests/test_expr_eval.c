@@ -73,7 +73,11 @@ static int ref_isfinite(double d) { return !ref_isnan(d) && !ref_isinf(d); }
 #pragma GCC diagnostic ignored "-Wtype-limits"
 #pragma GCC diagnostic ignored "-Wparentheses"
 #pragma GCC diagnostic ignored "-Wtautological-compare"
+#ifdef __clang__
+#pragma clang diagnostic ignored "-Wimplicit-const-int-float-conversion"
+#else
 #pragma GCC diagnostic ignored "-Wbool-compare"
+#endif
 #pragma GCC diagnostic ignored "-Wint-in-bool-context"
 #pragma GCC diagnostic ignored "-Wdiv-by-zero"
 
