@@ -68,6 +68,7 @@ gpu_backend gpu_get_backend(void) {
 }
 
 gpu_status gp_backend(const char *fn, gpu_backend *resolved) {
+  *resolved = GPU_BACKEND_HOST; /* written on every path, read only on GPU_OK */
   gpu_backend b = requested();
   if (thread_backend < 0 && env_bad_word[0])
     return gp_fail(GPU_ERR_INVALID_ARGUMENT,
