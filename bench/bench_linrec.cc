@@ -12,10 +12,17 @@
 //                        in flight);
 //                        then short sequence-major sequences, where the
 //                        channel and look-back paths cross
+//   bwd/tm/<C>x<T>, bwd/sm/<C>x<T>  the backward pass of a batch
+//                        (gpu_linrec_backward_batch: da, db from a, h, dh):
+//                        the plan's path, the three passes (tm) or the
+//                        look-back over start flags (sm), the tiles, and a
+//                        plain loop kernel walking time backwards; its copy
+//                        reads a, h and dh and writes da and db
 // Every row also times a kernel that reads a and b and writes h (copy):
 // copy/x = copy time / x's time (1.00 = the speed of moving the bytes).
 // gpuprim's result is checked first against CUB's (seq) or the plain loop's
-// (batches): a difference above 1e-3 marks the row FAILED and exits 1.
+// (batches; backward: da and db): a difference above 1e-3 marks the row
+// FAILED and exits 1.
 //
 // --quick (or GPUPRIM_BENCH_QUICK=1): a small subset, for a smoke run.
 #include <benchmark/benchmark.h>
@@ -38,6 +45,7 @@ struct data {
   float *a, *b, *h;
   void *pairs, *pairs_out;
   int path;
+  float *dh, *da, *db; /* backward rows */
 };
 
 struct row {
@@ -75,6 +83,19 @@ void timed_loop(void *p) {
 void timed_copy(void *p) {
   data *d = static_cast<data *>(p);
   linrec_copy_floor(d->a, d->b, d->h, d->len * d->count);
+}
+
+void timed_backward(void *p) {
+  data *d = static_cast<data *>(p);
+  linrec_gpuprim_backward_path(d->path, d->a, d->h, d->dh, d->da, d->db, d->len, d->count, d->time_major);
+}
+void timed_loop_backward(void *p) {
+  data *d = static_cast<data *>(p);
+  linrec_plain_loop_backward(d->a, d->h, d->dh, d->da, d->db, d->len, d->count, d->time_major);
+}
+void timed_copy_backward(void *p) {
+  data *d = static_cast<data *>(p);
+  linrec_copy_floor_backward(d->a, d->h, d->dh, d->da, d->db, d->len * d->count);
 }
 
 int reps_for(size_t bytes) { return bytes >= (size_t(1) << 31) ? 10 : bytes >= (size_t(1) << 26) ? 30 : 100; }
@@ -151,10 +172,62 @@ void linrec_benchmark(benchmark::State &state, std::string name, size_t len, siz
   }
 }
 
+// Checks the backward pass along `paths` (the plan's first) against the plain loop's da and db.
+std::string check_backward(data &d, const std::vector<int> &paths) {
+  const size_t n = d.len * d.count;
+  float *want_da = static_cast<float *>(bench_buffer(10, n * 4));
+  float *want_db = static_cast<float *>(bench_buffer(11, n * 4));
+  linrec_plain_loop_backward(d.a, d.h, d.dh, want_da, want_db, d.len, d.count, d.time_major);
+  for (int path : paths) {
+    bench_poison(d.da, n * 4);
+    bench_poison(d.db, n * 4);
+    const int s = linrec_gpuprim_backward_path(path, d.a, d.h, d.dh, d.da, d.db, d.len, d.count, d.time_major);
+    if (s != GPU_OK) return "backward path " + std::to_string(path) + ": " + gpu_last_error();
+    const float diff =
+        std::fmax(linrec_max_difference_plain(d.da, want_da, n), linrec_max_difference_plain(d.db, want_db, n));
+    if (!(diff <= 1e-3f)) return "backward path " + std::to_string(path) + ": differs by " + std::to_string(diff);
+  }
+  return "";
+}
+
+void linrec_backward_benchmark(benchmark::State &state, std::string name, size_t len, size_t count, bool time_major) {
+  const size_t n = len * count;
+  auto buffer = [n](int slot) { return static_cast<float *>(bench_buffer(slot, n * 4)); };
+  data d{len, count, time_major, buffer(0), buffer(1), buffer(2), nullptr, nullptr, 0, buffer(6), buffer(7), buffer(8)};
+  bench_fill_random(d.a, n, GPU_F32, 1);
+  bench_fill_random(d.b, n, GPU_F32, 2);
+  bench_fill_random(d.dh, n, GPU_F32, 3);
+  linrec_plain_loop(d.a, d.b, d.h, len, count, time_major);
+  const int old_path = time_major ? 3 : 2;
+  rows.push_back({name, {}, {}, check_backward(d, {0, old_path, 4})});
+  row &r = rows.back();
+  if (!r.error.empty()) {
+    std::fprintf(stderr, "bench_linrec: %s: %s\n", name.c_str(), r.error.c_str());
+    state.SkipWithError(r.error.c_str());
+    return;
+  }
+  // One data per forced path: timed_backward reads the path from it.
+  data plan = d, old = d, tiles = d;
+  plan.path = 0, old.path = old_path, tiles.path = 4;
+  std::vector<bench_fn> fns{timed_backward, timed_backward, timed_backward, timed_loop_backward, timed_copy_backward};
+  std::vector<void *> args{&plan, &old, &tiles, &d, &d};
+  r.who = {"gpuprim", time_major ? "channels" : "lookback", "tiles", "loop", "copy"};
+  r.us.assign(fns.size(), 0);
+  for (auto _ : state) {
+    bench_medians_us(int(fns.size()), fns.data(), args.data(), 3, reps_for(n * 20), r.us.data());
+    state.SetIterationTime(r.us[0] * 1e-6);
+  }
+  for (size_t i = 0; i + 1 < fns.size(); i++) {
+    state.counters[r.who[i] + "_us"] = r.us[i];
+    state.counters["copy/" + r.who[i]] = r.us.back() / r.us[i];
+  }
+}
+
 int print_summary() {
   int failures = 0;
-  std::printf("\nsummary: x_us = median time; copy/x = time of reading a, b and writing h / x's time "
-              "(1.00 = copy speed); cub/gp, loop/gp = their time / gpuprim's (> 1: gpuprim faster)\n");
+  std::printf("\nsummary: x_us = median time; copy/x = time of reading a, b and writing h (bwd: reading a, h, dh "
+              "and writing da, db) / x's time (1.00 = copy speed); cub/gp, channels/gp, ...: the second column's "
+              "time / gpuprim's (> 1: gpuprim faster)\n");
   for (const row &r : rows) {
     if (!r.error.empty()) {
       failures++;
@@ -171,8 +244,9 @@ int print_summary() {
   return failures;
 }
 
-void add(const std::string &name, size_t len, size_t count, bool time_major) {
-  benchmark::RegisterBenchmark(name.c_str(), linrec_benchmark, name, len, count, time_major)
+void add(const std::string &name, size_t len, size_t count, bool time_major, bool backward = false) {
+  benchmark::RegisterBenchmark(name.c_str(), backward ? linrec_backward_benchmark : linrec_benchmark, name, len, count,
+                               time_major)
       ->UseManualTime()
       ->Iterations(1)
       ->Unit(benchmark::kMicrosecond);
@@ -186,6 +260,12 @@ void register_all(bool quick) {
     for (int tm = 1; tm >= 0; tm--) {
       if (quick && s[0] != 4096) continue;
       add(std::string(tm ? "tm/" : "sm/") + std::to_string(s[0]) + "x" + std::to_string(s[1]), s[1], s[0], tm);
+    }
+  for (const auto &s : shapes)
+    for (int tm = 1; tm >= 0; tm--) {
+      if (quick && s[0] != 4096) continue;
+      add(std::string(tm ? "bwd/tm/" : "bwd/sm/") + std::to_string(s[0]) + "x" + std::to_string(s[1]), s[1], s[0], tm,
+          true);
     }
   if (quick) return;
   // Where sequence-major batches of short sequences change paths

@@ -30,10 +30,37 @@ __global__ void plain_loop(const float *a, const float *b, float *h, size_t len,
   }
 }
 
+/* The backward pass, a thread per channel walking time backwards: g = dh +
+ * a[t + 1] g, db = g, da = g h[t - 1] (h0 = 0). */
+__global__ void plain_loop_backward(const float *a, const float *h, const float *dh, float *da, float *db, size_t len,
+                                    size_t count, int time_major) {
+  const size_t c = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (c >= count) return;
+  float g = 0, next_a = 0;
+  for (size_t t = len; t-- > 0;) {
+    const size_t p = time_major ? t * count + c : c * len + t;
+    const size_t before = time_major ? p - count : p - 1;
+    g = __fadd_rn(__fmul_rn(next_a, g), dh[p]);
+    db[p] = g;
+    da[p] = __fmul_rn(g, t > 0 ? h[before] : 0.0f);
+    next_a = a[p];
+  }
+}
+
 __global__ void copy_floor(const float4 *a, const float4 *b, float4 *h, size_t n4) {
   for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n4; i += size_t(gridDim.x) * blockDim.x) {
     const float4 x = __ldcs(a + i), y = __ldcs(b + i);
     h[i] = make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);
+  }
+}
+
+/* The backward's bytes: three arrays read, two written. */
+__global__ void copy_floor_backward(const float4 *a, const float4 *h, const float4 *dh, float4 *da, float4 *db,
+                                    size_t n4) {
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n4; i += size_t(gridDim.x) * blockDim.x) {
+    const float4 x = __ldcs(a + i), y = __ldcs(h + i), z = __ldcs(dh + i);
+    da[i] = make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);
+    db[i] = make_float4(x.x + z.x, x.y + z.y, x.z + z.z, x.w + z.w);
   }
 }
 
@@ -84,6 +111,18 @@ extern "C" void linrec_copy_floor(const float *a, const float *b, float *h, size
                                         reinterpret_cast<float4 *>(h), n / 4);
 }
 
+extern "C" void linrec_plain_loop_backward(const float *a, const float *h, const float *dh, float *da, float *db,
+                                           size_t len, size_t count, int time_major) {
+  plain_loop_backward<<<unsigned((count + 255) / 256), 256>>>(a, h, dh, da, db, len, count, time_major);
+}
+
+extern "C" void linrec_copy_floor_backward(const float *a, const float *h, const float *dh, float *da, float *db,
+                                           size_t n) {
+  copy_floor_backward<<<grid_for(n / 4), 256>>>(
+      reinterpret_cast<const float4 *>(a), reinterpret_cast<const float4 *>(h), reinterpret_cast<const float4 *>(dh),
+      reinterpret_cast<float4 *>(da), reinterpret_cast<float4 *>(db), n / 4);
+}
+
 extern "C" float linrec_max_difference(const float *h, const void *pairs, size_t n) {
   return max_diff(h, static_cast<const float2 *>(pairs), nullptr, n);
 }
@@ -92,19 +131,37 @@ extern "C" float linrec_max_difference_plain(const float *x, const float *y, siz
   return max_diff(x, nullptr, y, n);
 }
 
+namespace {
+
+/* The batch shape and the plan along a forced path (see the header). */
+gp::linrec_plan shape_and_plan(int path, size_t len, size_t count, int time_major, gp_linrec_shape *s) {
+  *s = gp_linrec_shape{};
+  s->t = GPU_F32;
+  s->n = len * count;
+  s->len = len;
+  s->count = count;
+  s->layout = count == 1 && path != 3 ? GP_LINREC_SINGLE : time_major ? GP_LINREC_TIME_MAJOR : GP_LINREC_SEQ_MAJOR;
+  if (path == 1) return gp::linrec_plan{gp::linrec_path::lookback, 0, 0};
+  if (path == 2) return gp::linrec_plan{gp::linrec_path::lookback_segments, 0, 0};
+  if (path == 3) return gp::channel_plan(len, count);
+  if (path == 4)
+    return gp::linrec_plan{time_major ? gp::linrec_path::channel_tiles : gp::linrec_path::sequence_tiles, 0, 0};
+  return gp::plan_linrec(*s);
+}
+
+}  // namespace
+
 extern "C" int linrec_gpuprim_path(int path, const float *a, const float *b, float *h, size_t len, size_t count,
                                    int time_major) {
-  gp_linrec_shape s{};
-  s.t = GPU_F32;
-  s.n = len * count;
-  s.len = len;
-  s.count = count;
-  s.layout = count == 1 && path != 3 ? GP_LINREC_SINGLE : time_major ? GP_LINREC_TIME_MAJOR : GP_LINREC_SEQ_MAJOR;
-  gp::linrec_plan plan = gp::plan_linrec(s);
-  if (path == 1) plan = gp::linrec_plan{gp::linrec_path::lookback, 0, 0};
-  if (path == 2) plan = gp::linrec_plan{gp::linrec_path::lookback_segments, 0, 0};
-  if (path == 3) plan = gp::channel_plan(len, count);
-  if (path == 4)
-    plan = gp::linrec_plan{time_major ? gp::linrec_path::channel_tiles : gp::linrec_path::sequence_tiles, 0, 0};
+  gp_linrec_shape s;
+  const gp::linrec_plan plan = shape_and_plan(path, len, count, time_major, &s);
   return int(gp::linrec_run<float>(plan, a, b, h, s, static_cast<cudaStream_t>(gp_stream())));
+}
+
+extern "C" int linrec_gpuprim_backward_path(int path, const float *a, const float *h, const float *dh, float *da,
+                                            float *db, size_t len, size_t count, int time_major) {
+  gp_linrec_shape s;
+  const gp::linrec_plan plan = shape_and_plan(path, len, count, time_major, &s);
+  if (count > 1 || path == 3) s.layout = time_major ? GP_LINREC_TIME_MAJOR : GP_LINREC_SEQ_MAJOR;
+  return int(gp::linrec_backward_run<float>(plan, a, h, dh, da, db, s, static_cast<cudaStream_t>(gp_stream())));
 }

@@ -23,6 +23,12 @@ int linrec_cub_pair_scan(const void *pairs, void *out, size_t n);
 /* h = a h + b, a thread per channel walking time, one load in flight:
  * time_major [T][C] or sequence-major [C][T]. */
 void linrec_plain_loop(const float *a, const float *b, float *h, size_t len, size_t count, int time_major);
+/* The backward pass of the forward above (h0 = 0) the same way: g = dh +
+ * a[t + 1] g walking time backwards, db = g, da = g h[t - 1]. */
+void linrec_plain_loop_backward(const float *a, const float *h, const float *dh, float *da, float *db, size_t len,
+                                size_t count, int time_major);
+/* The backward's bytes: reads a, h and dh, writes da and db (n a multiple of 4). */
+void linrec_copy_floor_backward(const float *a, const float *h, const float *dh, float *da, float *db, size_t n);
 /* h[i] = a[i] + b[i], 16-byte vectors, n a multiple of 4. */
 void linrec_copy_floor(const float *a, const float *b, float *h, size_t n);
 /* Largest |h[i] - b of pairs[i]| over n (waits). */
@@ -36,6 +42,10 @@ float linrec_max_difference_plain(const float *x, const float *y, size_t n);
  * (time-major: channel tiles; sequence-major: sequence tiles). Returns a
  * gpu_status. */
 int linrec_gpuprim_path(int path, const float *a, const float *b, float *h, size_t len, size_t count, int time_major);
+/* gpuprim's backward pass of a batch (gpu_linrec_backward_batch, h0 NULL,
+ * forward not reversed) along the same paths, 2 to 4 as above. */
+int linrec_gpuprim_backward_path(int path, const float *a, const float *h, const float *dh, float *da, float *db,
+                                 size_t len, size_t count, int time_major);
 
 #ifdef __cplusplus
 }

@@ -131,7 +131,7 @@ gpu_status launch_tiles_dir(const char *fn, bool reverse, const Source &src, con
  * reversed; h is db, from 0; grad.da, from grad.h_fwd and grad.edge). */
 template <typename T, bool SHIFTED = false>
 gpu_status run_channels(const char *fn, const linrec_plan &plan, const T *a, const T *b, T *h, const T *h0,
-                        const gp_linrec_shape &s, cudaStream_t stream, channel_gradients<T> grad = {}) {
+                        const gp_linrec_shape &s, cudaStream_t stream, backward_gradients<T> grad = {}) {
   const bool time_major = s.layout == GP_LINREC_TIME_MAJOR;
   const channel_layout<T> l{a, b, s.len, s.count, time_major ? 1 : s.len, time_major ? s.count : 1,
                             plan.chunk_steps, plan.chunks, SHIFTED ? !s.reverse : s.reverse};
@@ -185,33 +185,39 @@ gpu_status launch_with_states(const char *fn, const char *kernel, const gp_linre
   return st != GPU_OK ? st : r;
 }
 
-/* The one-pass channel path over a time-major batch, tiles of Shape. */
-template <typename Shape, typename T>
+/* The one-pass channel path over a time-major batch, tiles of Shape,
+ * scanning in direction `reverse`. SHIFTED (the backward pass): b is dh, h
+ * is db, and grad the forward's h, h0 and da. */
+template <typename Shape, bool SHIFTED = false, typename T>
 gpu_status launch_channel_tiles(const char *fn, const T *a, const T *b, T *h, const T *h0, const gp_linrec_shape &s,
-                                cudaStream_t stream) {
+                                bool reverse, cudaStream_t stream, backward_gradients<T> grad = {}) {
   const uint64_t groups = (s.count + Shape::width - 1) / Shape::width;
   const uint64_t tiles = groups * ((s.len + Shape::tile_steps - 1) / Shape::tile_steps);
-  const bool vector_ok = s.count % Shape::vec == 0 && aligned16(a, b, h);
+  const bool vector_ok = s.count % Shape::vec == 0 && aligned16(a, b, h) && aligned16(grad.h_fwd, grad.da);
   return launch_with_states<T>(fn, "channels_lookback", s, tiles, Shape::width, groups,
                                [&](state_lookback states, unsigned long long *counter, unsigned long long base) {
-                                 const channel_tiles_args<T> p{a, b, h, h0, s.len, s.count, uint32_t(groups),
-                                                               states, counter, base, s.reverse, vector_ok};
-                                 channels_lookback<Shape><<<unsigned(tiles), CHANNEL_TILE_THREADS, 0, stream>>>(p);
+                                 const channel_tiles_args<T> p{a,       b,       h,       h0,      s.len,     s.count,
+                                                               uint32_t(groups), states, counter, base, reverse,
+                                                               vector_ok, grad};
+                                 channels_lookback<Shape, SHIFTED>
+                                     <<<unsigned(tiles), CHANNEL_TILE_THREADS, 0, stream>>>(p);
                                });
 }
 
-/* The one-pass path over a sequence-major batch (a tile per block). */
-template <typename T, bool REVERSE>
+/* The one-pass path over a sequence-major batch (a tile per block),
+ * scanning in direction REVERSE; SHIFTED as launch_channel_tiles. */
+template <typename T, bool REVERSE, bool SHIFTED = false>
 gpu_status launch_sequence_tiles(const char *fn, const T *a, const T *b, T *h, const T *h0, const gp_linrec_shape &s,
-                                 cudaStream_t stream) {
+                                 cudaStream_t stream, backward_gradients<T> grad = {}) {
   using Shape = typename linrec_tuning<sizeof(T)>::tiles;
   const uint64_t tiles = s.count * ((s.len + Shape::tile_items - 1) / Shape::tile_items);
-  const bool vector_ok = s.len % Shape::vec == 0 && aligned16(a, b, h);
+  const bool vector_ok = s.len % Shape::vec == 0 && aligned16(a, b, h) && aligned16(grad.h_fwd, grad.da);
   return launch_with_states<T>(fn, "sequences_lookback", s, tiles, 1, s.count,
                                [&](state_lookback states, unsigned long long *counter, unsigned long long base) {
-                                 const sequence_tiles_args<T> p{a, b, h, h0, s.len, s.count,
-                                                                states, counter, base, vector_ok};
-                                 sequences_lookback<Shape, REVERSE><<<unsigned(tiles), Shape::threads, 0, stream>>>(p);
+                                 const sequence_tiles_args<T> p{a,       b,    h,         h0,   s.len, s.count,
+                                                                states,  counter, base, vector_ok, grad};
+                                 sequences_lookback<Shape, REVERSE, SHIFTED>
+                                     <<<unsigned(tiles), Shape::threads, 0, stream>>>(p);
                                });
 }
 
@@ -249,7 +255,8 @@ gpu_status linrec_run(const linrec_plan &plan, const T *a, const T *b, T *h, con
       return run_channels<T>(fn, plan, a, b, h, h0_dev, s, stream);
     case linrec_path::channel_tiles:
       if (s.layout != GP_LINREC_TIME_MAJOR) break;
-      return launch_channel_tiles<channel_tile_shape<T, 32, LINREC_CHANNEL_TILE_STEPS>>(fn, a, b, h, h0_dev, s, stream);
+      return launch_channel_tiles<channel_tile_shape<T, 32, LINREC_CHANNEL_TILE_STEPS>>(fn, a, b, h, h0_dev, s,
+                                                                                        s.reverse, stream);
     case linrec_path::sequence_tiles:
       if (s.layout != GP_LINREC_SEQ_MAJOR) break;
       return s.reverse ? launch_sequence_tiles<T, true>(fn, a, b, h, h0_dev, s, stream)
@@ -276,27 +283,42 @@ gpu_status linrec_backward(const T *a, const T *h, const T *dh, T *da, T *db, ui
 }
 
 /* The backward pass of a batch (h0: count states in device memory, or
- * NULL). Time-major batches of several channels: the channel path,
- * SHIFTED. Otherwise (sequence-major, or one channel, which is one
- * contiguous sequence): the look-back over start flags, in the direction
- * opposite to the forward's. */
+ * NULL) along a plan: the forward's path for the shape (plan_linrec; bench/
+ * forces others), run SHIFTED and scanning opposite to the forward. The
+ * look-back plans (one channel, which is one contiguous sequence, or
+ * sequence-major sequences with start flags) run the look-back over start
+ * flags. */
 template <typename T>
-gpu_status linrec_backward_batch(const T *a, const T *h, const T *dh, T *da, T *db, const gp_linrec_shape &s,
-                                 cudaStream_t stream) {
+gpu_status linrec_backward_run(const linrec_plan &plan, const T *a, const T *h, const T *dh, T *da, T *db,
+                               const gp_linrec_shape &s, cudaStream_t stream) {
   static const char fn[] = "gpu_linrec_backward_batch";
   const T *h0 = static_cast<const T *>(s.h0);
-  if (s.layout == GP_LINREC_TIME_MAJOR && s.count > 1)
-    return run_channels<T, true>(fn, channel_plan(s.len, s.count), a, dh, db, nullptr, s, stream,
-                                 channel_gradients<T>{h, h0, da});
-  const bool vector_ok = aligned16(a) && aligned16(h) && aligned16(dh) && aligned16(da) && aligned16(db);
-  const batch_shifted_source<T> src{shifted_source<T>{a, dh, s.n, vector_ok}, s.len, vector_ok};
-  using Op = lr_seg_op<T>;
-  if (s.reverse) {
-    const store_gradients_batch<T, true> sink{da, db, h, h0, s.len, vector_ok};
-    return launch_tiles<T, false, Op>(fn, src, sink, s.n, stream);
+  const backward_gradients<T> grad{h, h0, da};
+  switch (plan.path) {
+    case linrec_path::channels: return run_channels<T, true>(fn, plan, a, dh, db, nullptr, s, stream, grad);
+    case linrec_path::channel_tiles:
+      if (s.layout != GP_LINREC_TIME_MAJOR) break;
+      return launch_channel_tiles<channel_tile_shape<T, 32, LINREC_CHANNEL_TILE_STEPS>, true>(
+          fn, a, dh, db, static_cast<const T *>(nullptr), s, !s.reverse, stream, grad);
+    case linrec_path::sequence_tiles:
+      if (s.layout != GP_LINREC_SEQ_MAJOR) break;
+      return s.reverse ? launch_sequence_tiles<T, false, true>(fn, a, dh, db, nullptr, s, stream, grad)
+                       : launch_sequence_tiles<T, true, true>(fn, a, dh, db, nullptr, s, stream, grad);
+    case linrec_path::lookback:
+    case linrec_path::lookback_segments: {
+      if (s.layout == GP_LINREC_TIME_MAJOR && s.count > 1) break;
+      const bool vector_ok = aligned16(a) && aligned16(h) && aligned16(dh) && aligned16(da) && aligned16(db);
+      const batch_shifted_source<T> src{shifted_source<T>{a, dh, s.n, vector_ok}, s.len, vector_ok};
+      using Op = lr_seg_op<T>;
+      if (s.reverse) {
+        const store_gradients_batch<T, true> sink{da, db, h, h0, s.len, vector_ok};
+        return launch_tiles<T, false, Op>(fn, src, sink, s.n, stream);
+      }
+      const store_gradients_batch<T, false> sink{da, db, h, h0, s.len, vector_ok};
+      return launch_tiles<T, true, Op>(fn, src, sink, s.n, stream);
+    }
   }
-  const store_gradients_batch<T, false> sink{da, db, h, h0, s.len, vector_ok};
-  return launch_tiles<T, true, Op>(fn, src, sink, s.n, stream);
+  return gp_fail(GPU_ERR_UNSUPPORTED, "%s: this path does not take this shape", fn);
 }
 
 }  // namespace gp
@@ -317,5 +339,5 @@ gpu_status linrec_backward_batch(const T *a, const T *h, const T *dh, T *da, T *
     if (shape->layout == GP_LINREC_SINGLE)                                                                     \
       return gp::linrec_backward<T>(ta, th, tdh, tda, tdb, shape->n, static_cast<const T *>(shape->h0),        \
                                     shape->reverse, stream);                                                   \
-    return gp::linrec_backward_batch<T>(ta, th, tdh, tda, tdb, *shape, stream);                                \
+    return gp::linrec_backward_run<T>(gp::plan_linrec(*shape), ta, th, tdh, tda, tdb, *shape, stream);         \
   }

@@ -16,6 +16,11 @@
  *
  * The look-back along time is linrec_state_lookback.cuh's, a thread per
  * channel.
+ *
+ * SHIFTED runs the backward pass on the same tiles: scanned in the
+ * direction opposite to the forward's (p.reverse), over (a one step
+ * earlier in that order, 0 at the first step; dh), h being db = g, and da
+ * = g * the forward's h one step later (p.grad) stored beside it.
  */
 #pragma once
 
@@ -35,8 +40,9 @@ template <typename T> struct channel_tiles_args {
   state_lookback states; /* stride: groups */
   unsigned long long *counter;
   unsigned long long counter_base;
-  bool reverse;
-  bool vector_ok;   /* count a multiple of VEC, a, b and h 16-byte aligned */
+  bool reverse;     /* the scan's direction */
+  bool vector_ok;   /* count a multiple of VEC, every array 16-byte aligned */
+  backward_gradients<T> grad; /* SHIFTED only */
 };
 
 /* A tile's shape: LROW threads a row, STEPS steps a thread. */
@@ -54,8 +60,9 @@ template <typename T> __device__ inline uint64_t channel_at(const channel_tiles_
 }
 
 /* This thread's steps i0 .. i0 + STEPS - 1 of channels c0 .. c0 + VEC - 1;
- * past the end, the neutral pair (1, -0). */
-template <typename Shape, typename T>
+ * past the end, the neutral pair (1, -0). SHIFTED: each step's a is the
+ * previous step's in scan order, 0 at step 0. */
+template <typename Shape, bool SHIFTED, typename T>
 __device__ __forceinline__ void load_channel_steps(const channel_tiles_args<T> &p, uint64_t c0, uint64_t i0,
                                                    T (&av)[Shape::steps][Shape::vec],
                                                    T (&bv)[Shape::steps][Shape::vec]) {
@@ -63,26 +70,44 @@ __device__ __forceinline__ void load_channel_steps(const channel_tiles_args<T> &
 #pragma unroll
   for (int s = 0; s < Shape::steps; s++) {
     const uint64_t i = i0 + s;
-    const bool step_ok = i < p.len;
+    const bool step_ok = i < p.len, a_ok = step_ok && (!SHIFTED || i > 0);
     const uint64_t at = step_ok ? channel_at(p, c0, i) : 0;
+    const uint64_t at_a = SHIFTED ? (a_ok ? channel_at(p, c0, i - 1) : 0) : at;
+    const T a_missing = step_ok ? T(0) : T(1);
     if (step_ok && p.vector_ok && c0 < p.count) {
-      const vec16<T, VEC> va = load_streaming(reinterpret_cast<const vec16<T, VEC> *>(p.a + at));
       const vec16<T, VEC> vb = load_streaming(reinterpret_cast<const vec16<T, VEC> *>(p.b + at));
+      vec16<T, VEC> va;
+      if (a_ok) va = load_streaming(reinterpret_cast<const vec16<T, VEC> *>(p.a + at_a));
 #pragma unroll
-      for (int v = 0; v < VEC; v++) av[s][v] = va.v[v], bv[s][v] = vb.v[v];
+      for (int v = 0; v < VEC; v++) av[s][v] = a_ok ? va.v[v] : a_missing, bv[s][v] = vb.v[v];
     } else {
 #pragma unroll
       for (int v = 0; v < VEC; v++) {
         const bool ok = step_ok && c0 + v < p.count;
-        av[s][v] = ok ? __ldcs(p.a + at + v) : T(1);
+        av[s][v] = ok && a_ok ? __ldcs(p.a + at_a + v) : ok ? a_missing : T(1);
         bv[s][v] = ok ? __ldcs(p.b + at + v) : -T(0);
       }
     }
   }
 }
 
-/* h over this thread's steps from each channel's incoming state. */
+/* Stores the VEC channels' values at physical index `at`. */
 template <typename Shape, typename T>
+__device__ __forceinline__ void store_channels(const channel_tiles_args<T> &p, T *out, uint64_t c0, uint64_t at,
+                                               const vec16<T, Shape::vec> &x) {
+  if (p.vector_ok && c0 < p.count) {
+    *reinterpret_cast<vec16<T, Shape::vec> *>(out + at) = x;
+  } else {
+#pragma unroll
+    for (int v = 0; v < Shape::vec; v++)
+      if (c0 + v < p.count) out[at + v] = x.v[v];
+  }
+}
+
+/* h over this thread's steps from each channel's incoming state. SHIFTED:
+ * h is db = g, and da = g * the forward's h one step later in scan order
+ * (p.grad.edge past the last step) is stored too. */
+template <typename Shape, bool SHIFTED, typename T>
 __device__ __forceinline__ void run_channel_steps(const channel_tiles_args<T> &p, uint64_t c0, uint64_t i0,
                                                   const T (&av)[Shape::steps][Shape::vec],
                                                   const T (&bv)[Shape::steps][Shape::vec], T (&state)[Shape::vec]) {
@@ -95,17 +120,27 @@ __device__ __forceinline__ void run_channel_steps(const channel_tiles_args<T> &p
 #pragma unroll
     for (int v = 0; v < VEC; v++) hv.v[v] = state[v] = lr_step(av[s][v], state[v], bv[s][v]);
     const uint64_t at = channel_at(p, c0, i);
-    if (p.vector_ok && c0 < p.count) {
-      *reinterpret_cast<vec16<T, VEC> *>(p.h + at) = hv;
-    } else {
+    store_channels<Shape>(p, p.h, c0, at, hv);
+    if constexpr (SHIFTED) {
+      vec16<T, VEC> later;
+      if (i + 1 < p.len) {
+        const uint64_t next = channel_at(p, c0, i + 1);
+        if (p.vector_ok && c0 < p.count) later = *reinterpret_cast<const vec16<T, VEC> *>(p.grad.h_fwd + next);
+        else
 #pragma unroll
-      for (int v = 0; v < VEC; v++)
-        if (c0 + v < p.count) p.h[at + v] = hv.v[v];
+          for (int v = 0; v < VEC; v++) later.v[v] = c0 + v < p.count ? p.grad.h_fwd[next + v] : T(0);
+      } else {
+#pragma unroll
+        for (int v = 0; v < VEC; v++) later.v[v] = p.grad.edge && c0 + v < p.count ? p.grad.edge[c0 + v] : T(0);
+      }
+#pragma unroll
+      for (int v = 0; v < VEC; v++) later.v[v] = lr_mul(hv.v[v], later.v[v]);
+      store_channels<Shape>(p, p.grad.da, c0, at, later);
     }
   }
 }
 
-template <typename Shape, typename T>
+template <typename Shape, bool SHIFTED, typename T>
 __global__ void __launch_bounds__(CHANNEL_TILE_THREADS, 2) channels_lookback(channel_tiles_args<T> p) {
   using P = lr_pair<T>;
   constexpr int VEC = Shape::vec, LROW = Shape::lrow, ROWS = Shape::rows;
@@ -121,7 +156,7 @@ __global__ void __launch_bounds__(CHANNEL_TILE_THREADS, 2) channels_lookback(cha
   const uint64_t i0 = k * Shape::tile_steps + uint64_t(row) * Shape::steps;
 
   T av[Shape::steps][VEC], bv[Shape::steps][VEC];
-  load_channel_steps<Shape>(p, c0, i0, av, bv);
+  load_channel_steps<Shape, SHIFTED>(p, c0, i0, av, bv);
 #pragma unroll
   for (int v = 0; v < VEC; v++) {
     P fold{av[0][v], bv[0][v]};
@@ -157,7 +192,7 @@ __global__ void __launch_bounds__(CHANNEL_TILE_THREADS, 2) channels_lookback(cha
   T state[VEC];
 #pragma unroll
   for (int v = 0; v < VEC; v++) state[v] = s_row[row][v][col].b;
-  run_channel_steps<Shape>(p, c0, i0, av, bv, state);
+  run_channel_steps<Shape, SHIFTED>(p, c0, i0, av, bv, state);
 }
 
 }  // namespace gp

@@ -171,20 +171,11 @@ __global__ void __launch_bounds__(CARRY_THREADS)
   fold_pairs<UNROLL, true>(P{T(0), r == 0 ? start : before.b}, count, c, lo, hi, pair_a, pair_b, carry);
 }
 
-/* The backward pass's second output (SHIFTED runs): da = g * the forward's
- * h one step later in the backward's scan order, edge[c] (0 without it)
- * past the channel's last step. */
-template <typename T> struct channel_gradients {
-  const T *h_fwd;
-  const T *edge;
-  T *da;
-};
-
 /* Step 3: h along chunk k of channel c from its incoming state (carry, or
  * h0 / 0 when there is one chunk: carry NULL). SHIFTED (the backward
  * pass): h is db = g, and da is stored too. */
 template <int UNROLL, bool SHIFTED, typename T>
-__global__ void channels_run(channel_layout<T> l, const T *carry, const T *h0, T *h, channel_gradients<T> grad) {
+__global__ void channels_run(channel_layout<T> l, const T *carry, const T *h0, T *h, backward_gradients<T> grad) {
   uint64_t c, k;
   if (!channel_item(l, l.chunks, &c, &k)) return;
   const uint64_t lo = k * l.chunk_steps, hi = lo + l.chunk_steps < l.len ? lo + l.chunk_steps : l.len;

@@ -37,6 +37,15 @@ __device__ __forceinline__ double lr_add(double x, double y) { return __dadd_rn(
 /* One step of the loop: a h + b. */
 template <typename T> __device__ __forceinline__ T lr_step(T a, T h, T b) { return lr_add(lr_mul(a, h), b); }
 
+/* The backward pass's second output, beside db = g: da = g * the forward's
+ * h one step later in the backward's scan order (h_fwd), edge[s] (0
+ * without it: the forward's h0) past sequence s's last step. */
+template <typename T> struct backward_gradients {
+  const T *h_fwd;
+  const T *edge;
+  T *da;
+};
+
 /*
  * The product of two coefficients of a fold. Where nonzero coefficients
  * multiply to zero (an underflow), it keeps the smallest subnormal of the

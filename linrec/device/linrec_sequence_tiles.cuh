@@ -16,6 +16,11 @@
  * In scan order the tiles of a sequence start at its first step: forward
  * from physical step 0, GPU_REVERSE from its last step, the partial tile
  * at the other end.
+ *
+ * SHIFTED runs the backward pass on the same tiles: scanned in the
+ * direction opposite to the forward's, over (a one step earlier in that
+ * order, 0 at the first step; dh), h being db = g, and da = g * the
+ * forward's h one step later (p.grad) stored beside it.
  */
 #pragma once
 
@@ -32,7 +37,8 @@ template <typename T> struct sequence_tiles_args {
   state_lookback states; /* stride: count */
   unsigned long long *counter;
   unsigned long long counter_base;
-  bool vector_ok;  /* len a multiple of 16 bytes' items, a, b and h 16-byte aligned */
+  bool vector_ok;  /* len a multiple of 16 bytes' items, every array 16-byte aligned */
+  backward_gradients<T> grad; /* SHIFTED only */
 };
 
 /* Where a tile lies in its sequence: items at offsets [lo, hi) of the
@@ -52,32 +58,27 @@ __device__ inline sequence_window window_of(uint64_t len, uint64_t k, uint32_t t
   return sequence_window{int64_t(len) - int64_t(done) - int64_t(tile_items), uint32_t(tile_items - steps), tile_items};
 }
 
-/* The tile's pairs; the neutral pair outside [lo, hi). */
+/* One array's items of the window; `pad` outside [lo, hi). */
 template <typename Shape, typename T>
-__device__ __forceinline__ void load_window(const sequence_tiles_args<T> &p, const T *a, const T *b,
-                                            const sequence_window &w, int warp, int lane,
-                                            lr_pair<T> (&x)[Shape::rows][Shape::vec]) {
-  tile_values<Shape, T> v;
-  if (p.vector_ok && w.full(Shape::tile_items)) {
-    load_values<Shape>(a + w.start, b + w.start, 0, Shape::tile_items, true, warp, lane, v);
-  } else {
-#pragma unroll
-    for (int r = 0; r < Shape::rows; r++)
-#pragma unroll
-      for (int k = 0; k < Shape::vec; k++) {
-        const uint32_t i = uint32_t(item_offset<Shape>(warp, lane, r) + k);
-        const bool ok = i >= w.lo && i < w.hi;
-        v.a[r][k] = ok ? __ldcs(a + (w.start + int64_t(i))) : pad_a<T>();
-        v.b[r][k] = ok ? __ldcs(b + (w.start + int64_t(i))) : pad_b<T>();
-      }
+__device__ __forceinline__ void load_window(const T *src, const sequence_window &w, bool vector_ok, int warp, int lane,
+                                            T pad, T (&v)[Shape::rows][Shape::vec]) {
+  if (vector_ok && w.full(Shape::tile_items)) {
+    load_tile<Shape, true>(src + w.start, Shape::tile_items, true, warp, lane, v, pad);
+    return;
   }
-  values_to_pairs<Shape>(v, x);
+#pragma unroll
+  for (int r = 0; r < Shape::rows; r++)
+#pragma unroll
+    for (int k = 0; k < Shape::vec; k++) {
+      const uint32_t i = uint32_t(item_offset<Shape>(warp, lane, r) + k);
+      v[r][k] = i >= w.lo && i < w.hi ? __ldcs(src + (w.start + int64_t(i))) : pad;
+    }
 }
 
 template <typename Shape, typename T>
-__device__ __forceinline__ void store_window(const sequence_tiles_args<T> &p, T *h, const sequence_window &w, int warp,
-                                             int lane, const T (&y)[Shape::rows][Shape::vec]) {
-  if (p.vector_ok && w.full(Shape::tile_items)) {
+__device__ __forceinline__ void store_window(T *h, const sequence_window &w, bool vector_ok, int warp, int lane,
+                                             const T (&y)[Shape::rows][Shape::vec]) {
+  if (vector_ok && w.full(Shape::tile_items)) {
     store_tile<Shape>(h + w.start, Shape::tile_items, true, warp, lane, y);
     return;
   }
@@ -90,7 +91,7 @@ __device__ __forceinline__ void store_window(const sequence_tiles_args<T> &p, T 
     }
 }
 
-template <typename Shape, bool REVERSE, typename T>
+template <typename Shape, bool REVERSE, bool SHIFTED, typename T>
 __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks) sequences_lookback(sequence_tiles_args<T> p) {
   using P = lr_pair<T>;
   using Op = lr_op<T>;
@@ -105,8 +106,17 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks) sequences_l
   const sequence_window w = window_of<REVERSE>(p.len, k, Shape::tile_items);
   const uint64_t seq = c * p.len;
 
+  /* SHIFTED: each a becomes its predecessor's in scan order (0 at the
+   * first step). Items outside the window then hold an a from inside it
+   * beside a padded b; they come after the window's items in scan order,
+   * so they change none of its results. */
+  tile_values<Shape, T> v;
+  load_window<Shape>(p.a + seq, w, p.vector_ok, warp, lane, pad_a<T>(), v.a);
+  load_window<Shape>(p.b + seq, w, p.vector_ok, warp, lane, pad_b<T>(), v.b);
+  if constexpr (SHIFTED)
+    shift_to_neighbour<Shape, REVERSE>(v.a, p.a + seq, w.start, w.lo, w.hi, p.len, T(0), warp, lane);
   P x[ROWS][VEC];
-  load_window<Shape>(p, p.a + seq, p.b + seq, w, warp, lane, x);
+  values_to_pairs<Shape>(v, x);
 
   /* The block's scan of the pairs, as scan_tile's steps 3 and 5. */
   const int vwarp = scan_order<REVERSE, NW>(warp);
@@ -141,7 +151,20 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks) sequences_l
       y[r][j] = acc.b;
     }
   }
-  store_window<Shape>(p, p.h + seq, w, warp, lane, y);
+  store_window<Shape>(p.h + seq, w, p.vector_ok, warp, lane, y);
+  if constexpr (SHIFTED) {
+    /* da = g * the forward's h one step later in scan order, h0 past the end. */
+    T later[ROWS][VEC];
+    const T *h_fwd = p.grad.h_fwd + seq;
+    load_window<Shape>(h_fwd, w, p.vector_ok, warp, lane, T(0), later);
+    const T edge = p.grad.edge ? p.grad.edge[c] : T(0);
+    shift_to_neighbour<Shape, !REVERSE>(later, h_fwd, w.start, w.lo, w.hi, p.len, edge, warp, lane);
+#pragma unroll
+    for (int r = 0; r < ROWS; r++)
+#pragma unroll
+      for (int j = 0; j < VEC; j++) later[r][j] = lr_mul(y[r][j], later[r][j]);
+    store_window<Shape>(p.grad.da + seq, w, p.vector_ok, warp, lane, later);
+  }
 }
 
 }  // namespace gp

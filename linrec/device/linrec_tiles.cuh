@@ -119,6 +119,52 @@ template <typename T> struct single_source {
   }
 };
 
+/*
+ * Each item's value replaced by its neighbour's in physical order: the
+ * item at t takes src[t + 1] (UP) or src[t - 1], from the thread's own
+ * vector, else the next lane's first item (UP; the previous lane's last
+ * otherwise), else a load; `edge` where the neighbour lies outside [0, n).
+ * v holds src at base + i for the items i in [lo, hi), the only ones this
+ * sets; the others take their neighbour's value (the caller's padding).
+ * base is negative for a window that starts before its sequence.
+ */
+template <typename Shape, bool UP, typename T>
+__device__ __forceinline__ void shift_to_neighbour(T (&v)[Shape::rows][Shape::vec], const T *src, int64_t base,
+                                                   uint32_t lo, uint32_t hi, uint64_t n, T edge, int warp,
+                                                   int lane) {
+#pragma unroll
+  for (int r = 0; r < Shape::rows; r++) {
+    const T from_next_lane = ::__shfl_down_sync(FULL_MASK, v[r][0], 1);
+    const T from_prev_lane = ::__shfl_up_sync(FULL_MASK, v[r][Shape::vec - 1], 1);
+    if constexpr (UP) {
+#pragma unroll
+      for (int k = 0; k + 1 < Shape::vec; k++) v[r][k] = v[r][k + 1];
+      v[r][Shape::vec - 1] = from_next_lane;
+    } else {
+#pragma unroll
+      for (int k = Shape::vec - 1; k > 0; k--) v[r][k] = v[r][k - 1];
+      v[r][0] = from_prev_lane;
+    }
+  }
+  /* Items whose neighbour lies in another lane's row or another tile: a load. */
+  const int edge_k = UP ? Shape::vec - 1 : 0;
+  const bool edge_lane = UP ? lane == WARP - 1 : lane == 0;
+#pragma unroll
+  for (int r = 0; r < Shape::rows; r++) {
+    const uint32_t i = uint32_t(item_offset<Shape>(warp, lane, r) + edge_k);
+    const int64_t neighbour = base + int64_t(i) + (UP ? 1 : -1);
+    if (edge_lane && i >= lo && i < hi && neighbour >= 0 && neighbour < int64_t(n)) v[r][edge_k] = src[neighbour];
+  }
+  /* The one item whose neighbour lies outside the sequence. */
+  const int64_t at = (UP ? int64_t(n) - 1 : 0) - base;
+  if (at >= int64_t(lo) && at < int64_t(hi))
+#pragma unroll
+    for (int r = 0; r < Shape::rows; r++)
+#pragma unroll
+      for (int k = 0; k < Shape::vec; k++)
+        if (int64_t(item_offset<Shape>(warp, lane, r) + k) == at) v[r][k] = edge;
+}
+
 /* The backward pass's recurrence g = dh + a' g, scanned in the direction
  * opposite to the forward's (REVERSE here is the backward's direction):
  * a'[t] = a[t + 1] for a reverse scan (a forward pass that ran forward),
@@ -133,49 +179,9 @@ template <typename T> struct shifted_source {
   template <typename Shape, bool REVERSE>
   __device__ void pairs_from(uint64_t base, uint32_t valid, int warp, int lane, const tile_values<Shape, T> &v,
                              pair (&x)[Shape::rows][Shape::vec]) const {
-    values_to_pairs<Shape>(v, x);
-    /* The neighbour of each item: the next item of the thread's vector, or
-     * the next thread's first (lane + 1; lane 0 of the next row), else a
-     * load. REVERSE (the neighbour is at t + 1) and forward (t - 1) mirror. */
-    T first[Shape::rows], last[Shape::rows];
-#pragma unroll
-    for (int r = 0; r < Shape::rows; r++) {
-      first[r] = x[r][0].a;
-      last[r] = x[r][Shape::vec - 1].a;
-    }
-#pragma unroll
-    for (int r = 0; r < Shape::rows; r++) {
-      const T from_next_lane = ::__shfl_down_sync(FULL_MASK, first[r], 1);
-      const T from_prev_lane = ::__shfl_up_sync(FULL_MASK, last[r], 1);
-      if constexpr (REVERSE) {
-#pragma unroll
-        for (int k = 0; k + 1 < Shape::vec; k++) x[r][k].a = x[r][k + 1].a;
-        x[r][Shape::vec - 1].a = from_next_lane;
-      } else {
-#pragma unroll
-        for (int k = Shape::vec - 1; k > 0; k--) x[r][k].a = x[r][k - 1].a;
-        x[r][0].a = from_prev_lane;
-      }
-    }
-    /* Items whose neighbour lies in another lane's row or another tile: a load. */
-    const int edge_k = REVERSE ? Shape::vec - 1 : 0;
-    const bool edge_lane = REVERSE ? lane == WARP - 1 : lane == 0;
-#pragma unroll
-    for (int r = 0; r < Shape::rows; r++) {
-      const uint32_t i = uint32_t(item_offset<Shape>(warp, lane, r) + edge_k);
-      if (edge_lane && i < valid) {
-        const uint64_t g = base + i;
-        const bool outside = REVERSE ? g + 1 >= n : g == 0;
-        x[r][edge_k].a = outside ? T(0) : a[REVERSE ? g + 1 : g - 1];
-      }
-    }
-    /* The pair at the end of the sequence in the forward's order has none:
-     * a' = 0 there (the vector loads may have put a[n] padding in). */
-    const uint64_t start = REVERSE ? n - 1 : 0;
-    if (start >= base && start < base + valid)
-      for_each_item<Shape>(valid, warp, lane, [&](int r, int k, uint32_t i) {
-        if (base + i == start) x[r][k].a = T(0);
-      });
+    tile_values<Shape, T> w = v;
+    shift_to_neighbour<Shape, REVERSE>(w.a, a, int64_t(base), 0, valid, n, T(0), warp, lane);
+    values_to_pairs<Shape>(w, x);
   }
 };
 
