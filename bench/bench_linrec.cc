@@ -68,6 +68,11 @@ void timed_tiles(void *p) {
   data *d = static_cast<data *>(p);
   linrec_gpuprim_path(4, d->a, d->b, d->h, d->len, d->count, d->time_major);
 }
+// Sequence tiles of other shapes (bench-only policies, cub_linrec_shim.h: paths 5-7).
+void timed_path(void *p) {
+  data *d = static_cast<data *>(p);
+  linrec_gpuprim_path(d->path, d->a, d->b, d->h, d->len, d->count, d->time_major);
+}
 void timed_segments(void *p) {
   data *d = static_cast<data *>(p);
   linrec_gpuprim_path(2, d->a, d->b, d->h, d->len, d->count, d->time_major);
@@ -110,8 +115,9 @@ std::string check(data &d) {
   } else {
     linrec_plain_loop(d.a, d.b, want, d.len, d.count, d.time_major);
   }
-  for (int path = 0; path <= 4; path++) {
+  for (int path = 0; path <= 7; path++) {
     if (d.count == 1 ? path >= 2 : path == 1 || (path == 2 && d.time_major)) continue;
+    if (path >= 5 && d.time_major) continue;
     bench_poison(d.h, n * 4);
     const int s = linrec_gpuprim_path(path, d.a, d.b, d.h, d.len, d.count, d.time_major);
     if (s != GPU_OK) return "path " + std::to_string(path) + ": " + gpu_last_error();
@@ -154,12 +160,23 @@ void linrec_benchmark(benchmark::State &state, std::string name, size_t len, siz
       fns.push_back(timed_segments);
       r.who.push_back("lookback");
     }
+    if (!time_major && len >= 4096)
+      for (int path = 5; path <= 7; path++) {
+        fns.push_back(timed_path);
+        r.who.push_back(path == 5 ? "t256x16b3" : path == 6 ? "t256x8b4" : "t512x8b2");
+      }
     fns.push_back(timed_loop);
     r.who.push_back("loop");
   }
   fns.push_back(timed_copy);
   r.who.push_back("copy");
   std::vector<void *> args(fns.size(), &d);
+  std::vector<data> forced(fns.size(), d);
+  for (size_t i = 0; i < fns.size(); i++)
+    if (fns[i] == timed_path) {
+      forced[i].path = r.who[i] == "t256x16b3" ? 5 : r.who[i] == "t256x8b4" ? 6 : 7;
+      args[i] = &forced[i];
+    }
   r.us.assign(fns.size(), 0);
   for (auto _ : state) {
     bench_medians_us(int(fns.size()), fns.data(), args.data(), 3, reps_for(n * 12), r.us.data());

@@ -204,12 +204,11 @@ gpu_status launch_channel_tiles(const char *fn, const T *a, const T *b, T *h, co
                                });
 }
 
-/* The one-pass path over a sequence-major batch (a tile per block),
- * scanning in direction REVERSE; SHIFTED as launch_channel_tiles. */
-template <typename T, bool REVERSE, bool SHIFTED = false>
+/* The one-pass path over a sequence-major batch (a tile of Shape per
+ * block), scanning in direction REVERSE; SHIFTED as launch_channel_tiles. */
+template <typename T, bool REVERSE, bool SHIFTED = false, typename Shape = typename linrec_tuning<sizeof(T)>::tiles>
 gpu_status launch_sequence_tiles(const char *fn, const T *a, const T *b, T *h, const T *h0, const gp_linrec_shape &s,
                                  cudaStream_t stream, backward_gradients<T> grad = {}) {
-  using Shape = typename linrec_tuning<sizeof(T)>::tiles;
   const uint64_t tiles = s.count * ((s.len + Shape::tile_items - 1) / Shape::tile_items);
   const bool vector_ok = s.len % Shape::vec == 0 && aligned16(a, b, h) && aligned16(grad.h_fwd, grad.da);
   return launch_with_states<T>(fn, "sequences_lookback", s, tiles, 1, s.count,
