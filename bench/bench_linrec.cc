@@ -68,7 +68,7 @@ void timed_tiles(void *p) {
   data *d = static_cast<data *>(p);
   linrec_gpuprim_path(4, d->a, d->b, d->h, d->len, d->count, d->time_major);
 }
-// Sequence tiles of other shapes (bench-only policies, cub_linrec_shim.h: paths 5-7).
+// The path in data (the bench-only sequence-tile shapes, cub_linrec_shim.h: paths 5-7).
 void timed_path(void *p) {
   data *d = static_cast<data *>(p);
   linrec_gpuprim_path(d->path, d->a, d->b, d->h, d->len, d->count, d->time_major);
@@ -146,37 +146,31 @@ void linrec_benchmark(benchmark::State &state, std::string name, size_t len, siz
     state.SkipWithError(r.error.c_str());
     return;
   }
-  std::vector<bench_fn> fns{timed_plan};
-  r.who = {"gpuprim"};
+  std::vector<bench_fn> fns;
+  std::vector<void *> args;
+  auto time_as = [&](bench_fn fn, const char *who, data *arg) {
+    fns.push_back(fn);
+    r.who.push_back(who);
+    args.push_back(arg);
+  };
+  // Sequence tiles of other shapes (paths 5-7): one data each, timed_path reads the path from it.
+  static const char *const shape_names[] = {"t256x16b3", "t256x8b4", "t512x8b2"};
+  data shaped[3] = {d, d, d};
+  time_as(timed_plan, "gpuprim", &d);
   if (count == 1) {
-    fns.push_back(timed_cub);
-    r.who.push_back("cub");
+    time_as(timed_cub, "cub", &d);
   } else {
-    fns.push_back(timed_channels);
-    r.who.push_back("channels");
-    fns.push_back(timed_tiles);
-    r.who.push_back("tiles");
-    if (!time_major) {
-      fns.push_back(timed_segments);
-      r.who.push_back("lookback");
-    }
+    time_as(timed_channels, "channels", &d);
+    time_as(timed_tiles, "tiles", &d);
+    if (!time_major) time_as(timed_segments, "lookback", &d);
     if (!time_major && len >= 4096)
-      for (int path = 5; path <= 7; path++) {
-        fns.push_back(timed_path);
-        r.who.push_back(path == 5 ? "t256x16b3" : path == 6 ? "t256x8b4" : "t512x8b2");
+      for (int i = 0; i < 3; i++) {
+        shaped[i].path = 5 + i;
+        time_as(timed_path, shape_names[i], &shaped[i]);
       }
-    fns.push_back(timed_loop);
-    r.who.push_back("loop");
+    time_as(timed_loop, "loop", &d);
   }
-  fns.push_back(timed_copy);
-  r.who.push_back("copy");
-  std::vector<void *> args(fns.size(), &d);
-  std::vector<data> forced(fns.size(), d);
-  for (size_t i = 0; i < fns.size(); i++)
-    if (fns[i] == timed_path) {
-      forced[i].path = r.who[i] == "t256x16b3" ? 5 : r.who[i] == "t256x8b4" ? 6 : 7;
-      args[i] = &forced[i];
-    }
+  time_as(timed_copy, "copy", &d);
   r.us.assign(fns.size(), 0);
   for (auto _ : state) {
     bench_medians_us(int(fns.size()), fns.data(), args.data(), 3, reps_for(n * 12), r.us.data());

@@ -149,10 +149,6 @@ gp::linrec_plan shape_and_plan(int path, size_t len, size_t count, int time_majo
   return gp::plan_linrec(*s);
 }
 
-}  // namespace
-
-namespace {
-
 /* Sequence tiles of other shapes (bench-only): 256 threads of 16 items at
  * three blocks an SM, 256 of 8 at four, 512 of 8 at two. */
 template <typename Shape>
@@ -178,6 +174,5 @@ extern "C" int linrec_gpuprim_backward_path(int path, const float *a, const floa
                                             float *db, size_t len, size_t count, int time_major) {
   gp_linrec_shape s;
   const gp::linrec_plan plan = shape_and_plan(path, len, count, time_major, &s);
-  if (count > 1 || path == 3) s.layout = time_major ? GP_LINREC_TIME_MAJOR : GP_LINREC_SEQ_MAJOR;
   return int(gp::linrec_backward_run<float>(plan, a, h, dh, da, db, s, static_cast<cudaStream_t>(gp_stream())));
 }

@@ -193,7 +193,7 @@ gpu_status launch_channel_tiles(const char *fn, const T *a, const T *b, T *h, co
                                 bool reverse, cudaStream_t stream, backward_gradients<T> grad = {}) {
   const uint64_t groups = (s.count + Shape::width - 1) / Shape::width;
   const uint64_t tiles = groups * ((s.len + Shape::tile_steps - 1) / Shape::tile_steps);
-  const bool vector_ok = s.count % Shape::vec == 0 && aligned16(a, b, h) && aligned16(grad.h_fwd, grad.da);
+  const bool vector_ok = s.count % Shape::vec == 0 && aligned16(a, b, h, grad.h_fwd, grad.da);
   return launch_with_states<T>(fn, "channels_lookback", s, tiles, Shape::width, groups,
                                [&](state_lookback states, unsigned long long *counter, unsigned long long base) {
                                  const channel_tiles_args<T> p{a,       b,       h,       h0,      s.len,     s.count,
@@ -210,7 +210,7 @@ template <typename T, bool REVERSE, bool SHIFTED = false, typename Shape = typen
 gpu_status launch_sequence_tiles(const char *fn, const T *a, const T *b, T *h, const T *h0, const gp_linrec_shape &s,
                                  cudaStream_t stream, backward_gradients<T> grad = {}) {
   const uint64_t tiles = s.count * ((s.len + Shape::tile_items - 1) / Shape::tile_items);
-  const bool vector_ok = s.len % Shape::vec == 0 && aligned16(a, b, h) && aligned16(grad.h_fwd, grad.da);
+  const bool vector_ok = s.len % Shape::vec == 0 && aligned16(a, b, h, grad.h_fwd, grad.da);
   return launch_with_states<T>(fn, "sequences_lookback", s, tiles, 1, s.count,
                                [&](state_lookback states, unsigned long long *counter, unsigned long long base) {
                                  const sequence_tiles_args<T> p{a,       b,    h,         h0,   s.len, s.count,
@@ -306,7 +306,7 @@ gpu_status linrec_backward_run(const linrec_plan &plan, const T *a, const T *h, 
     case linrec_path::lookback:
     case linrec_path::lookback_segments: {
       if (s.layout == GP_LINREC_TIME_MAJOR && s.count > 1) break;
-      const bool vector_ok = aligned16(a) && aligned16(h) && aligned16(dh) && aligned16(da) && aligned16(db);
+      const bool vector_ok = aligned16(a, h, dh, da, db);
       const batch_shifted_source<T> src{shifted_source<T>{a, dh, s.n, vector_ok}, s.len, vector_ok};
       using Op = lr_seg_op<T>;
       if (s.reverse) {
