@@ -119,14 +119,8 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks) sequences_l
   values_to_pairs<Shape>(v, x);
 
   /* The block's scan of the pairs, as scan_tile's steps 3 and 5. */
-  const int vwarp = scan_order<REVERSE, NW>(warp);
-  P lane_excl[ROWS], row_prefix[ROWS];
-  const P warp_total = scan_rows<P, Op, Shape, REVERSE>(x, lane_excl, row_prefix, lane);
-  if (lane == 0) s_warp_total[vwarp] = warp_total;
-  __syncthreads();
-  const P wincl = scan_warp_totals<P, Op, NW>(s_warp_total, lane);
-  const P aggregate = __shfl_sync(FULL_MASK, wincl, WARP - 1);
-  const P warp_prefix = __shfl_sync(FULL_MASK, warp_exclusive_from_inclusive<Op, false>(wincl, lane), vwarp);
+  tile_row_scans<P, ROWS> rs;
+  const P aggregate = scan_tile_rows<P, Op, Shape, REVERSE>(x, rs, s_warp_total, warp, lane);
 
   if (threadIdx.x == 0) {
     const bool last = (k + 1) * Shape::tile_items >= p.len;
@@ -138,19 +132,12 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks) sequences_l
   }
   __syncthreads();
 
+  apply_row_scans<P, Op, Shape, REVERSE>(x, rs, P{T(0), s_state}, false);
   T y[ROWS][VEC];
-  const P thread_base = Op::apply(P{T(0), s_state}, warp_prefix);
 #pragma unroll
-  for (int rr = 0; rr < ROWS; rr++) {
-    const int r = scan_order<REVERSE, ROWS>(rr);
-    P acc = Op::apply(Op::apply(thread_base, row_prefix[r]), lane_excl[r]);
+  for (int r = 0; r < ROWS; r++)
 #pragma unroll
-    for (int kk = 0; kk < VEC; kk++) {
-      const int j = scan_order<REVERSE, VEC>(kk);
-      acc = Op::apply(acc, x[r][j]);
-      y[r][j] = acc.b;
-    }
-  }
+    for (int j = 0; j < VEC; j++) y[r][j] = x[r][j].b;
   store_window<Shape>(p.h + seq, w, p.vector_ok, warp, lane, y);
   if constexpr (SHIFTED) {
     /* da = g * the forward's h one step later in scan order, h0 past the end. */

@@ -149,25 +149,61 @@ __device__ inline T tile_aggregate(const T (&x)[Shape::rows][Shape::vec], T *s_w
   return __shfl_sync(FULL_MASK, scan_warp_totals<T, Op, Shape::warps>(s_warp_total, lane), WARP - 1);
 }
 
+/* Step 3's results for one thread: its lane-exclusive fold of each row,
+ * each row's prefix within the warp, and the warp's prefix within the
+ * tile. With the tile's prefix they give every item's output
+ * (apply_row_scans). */
+template <typename T, int ROWS> struct tile_row_scans {
+  T lane_excl[ROWS], row_prefix[ROWS], warp_prefix;
+};
+
+/* Step 3 for one tile held in registers: fills `rs` and returns the tile's
+ * aggregate (the same fold tree as tile_aggregate). Block-wide; one barrier
+ * (s_warp_total: Shape::warps of scratch). */
+template <typename T, typename Op, typename Shape, bool REVERSE>
+__device__ __forceinline__ T scan_tile_rows(const T (&x)[Shape::rows][Shape::vec], tile_row_scans<T, Shape::rows> &rs,
+                                            T *s_warp_total, int warp, int lane) {
+  constexpr int NW = Shape::warps;
+  const int vwarp = scan_order<REVERSE, NW>(warp); /* this warp's place in scan order */
+  const T warp_total = scan_rows<T, Op, Shape, REVERSE>(x, rs.lane_excl, rs.row_prefix, lane);
+  if (lane == 0) s_warp_total[vwarp] = warp_total;
+  __syncthreads();
+  const T wincl = scan_warp_totals<T, Op, NW>(s_warp_total, lane);
+  rs.warp_prefix = __shfl_sync(FULL_MASK, warp_exclusive_from_inclusive<Op, false>(wincl, lane), vwarp);
+  return __shfl_sync(FULL_MASK, wincl, WARP - 1);
+}
+
+/* Step 5: each item becomes the running fold from its thread's prefix
+ * (prefix: the tile's exclusive prefix); exclusive: the fold before it. */
+template <typename T, typename Op, typename Shape, bool REVERSE>
+__device__ __forceinline__ void apply_row_scans(T (&x)[Shape::rows][Shape::vec],
+                                                const tile_row_scans<T, Shape::rows> &rs, T prefix, bool exclusive) {
+  const T thread_base = Op::apply(prefix, rs.warp_prefix);
+#pragma unroll
+  for (int rr = 0; rr < Shape::rows; rr++) {
+    const int r = scan_order<REVERSE, Shape::rows>(rr);
+    T acc = Op::apply(Op::apply(thread_base, rs.row_prefix[r]), rs.lane_excl[r]);
+#pragma unroll
+    for (int kk = 0; kk < Shape::vec; kk++) {
+      const int k = scan_order<REVERSE, Shape::vec>(kk);
+      T next = Op::apply(acc, x[r][k]);
+      x[r][k] = exclusive ? acc : next;
+      acc = next;
+    }
+  }
+}
+
 /* Steps 3 to 5 for one tile held in registers: x becomes the tile's output.
  * Uniform across the block; contains barriers. */
 template <typename T, typename Op, typename Shape, bool REVERSE>
 __device__ inline void scan_tile(T (&x)[Shape::rows][Shape::vec], uint32_t tile, uint32_t valid, bool exclusive,
                                  const lookback_args &lb, prefix_source source, tile_scan_shared<T, Shape::warps> &sh,
                                  int warp, int lane) {
-  constexpr int ROWS = Shape::rows, VEC = Shape::vec, NW = Shape::warps;
-  static_assert(NW >= 2, "one warp publishes while the others fold levels");
-  const int vwarp = scan_order<REVERSE, NW>(warp); /* this warp's place in scan order */
+  static_assert(Shape::warps >= 2, "one warp publishes while the others fold levels");
 
   /* 3. Rows: thread fold, warp scan; rows chained in scan order. */
-  T lane_excl[ROWS], row_prefix[ROWS];
-  const T warp_total = scan_rows<T, Op, Shape, REVERSE>(x, lane_excl, row_prefix, lane);
-  if (lane == 0) sh.warp_total[vwarp] = warp_total;
-  __syncthreads();
-
-  const T wincl = scan_warp_totals<T, Op, NW>(sh.warp_total, lane);
-  const T aggregate = __shfl_sync(FULL_MASK, wincl, WARP - 1);
-  const T warp_prefix = __shfl_sync(FULL_MASK, warp_exclusive_from_inclusive<Op, false>(wincl, lane), vwarp);
+  tile_row_scans<T, Shape::rows> rs;
+  const T aggregate = scan_tile_rows<T, Op, Shape, REVERSE>(x, rs, sh.warp_total, warp, lane);
 
   /* 4. Look-back: for an operator that resets (the segmented scan's pairs)
    * from the nearest earlier tile that resets it, so a tile waits only for
@@ -181,26 +217,14 @@ __device__ inline void scan_tile(T (&x)[Shape::rows][Shape::vec], uint32_t tile,
   }
 
   /* 5. Each item: the running fold from its thread's prefix. */
-  const T thread_base = Op::apply(prefix, warp_prefix);
-#pragma unroll
-  for (int rr = 0; rr < ROWS; rr++) {
-    const int r = scan_order<REVERSE, ROWS>(rr);
-    T acc = Op::apply(Op::apply(thread_base, row_prefix[r]), lane_excl[r]);
-#pragma unroll
-    for (int kk = 0; kk < VEC; kk++) {
-      const int k = scan_order<REVERSE, VEC>(kk);
-      T next = Op::apply(acc, x[r][k]);
-      x[r][k] = exclusive ? acc : next;
-      acc = next;
-    }
-  }
+  apply_row_scans<T, Op, Shape, REVERSE>(x, rs, prefix, exclusive);
   /* An exclusive scan's first output is the identity, not the padding's neutral. */
   if (exclusive && tile == 0 && identity_differs_from_neutral<Op, T>()) {
     const uint32_t first = REVERSE ? valid - 1 : 0;
 #pragma unroll
-    for (int r = 0; r < ROWS; r++)
+    for (int r = 0; r < Shape::rows; r++)
 #pragma unroll
-      for (int k = 0; k < VEC; k++)
+      for (int k = 0; k < Shape::vec; k++)
         if (uint32_t(item_offset<Shape>(warp, lane, r) + k) == first) x[r][k] = Op::identity();
   }
 }
