@@ -154,7 +154,7 @@ void linrec_benchmark(benchmark::State &state, std::string name, size_t len, siz
     args.push_back(arg);
   };
   // Sequence tiles of other shapes (paths 5-7): one data each, timed_path reads the path from it.
-  static const char *const shape_names[] = {"t256x16b3", "t256x8b4", "t512x8b2"};
+  static const char *const shape_names[] = {"t256x16b2", "t256x8b4", "t512x8b2"};
   data shaped[3] = {d, d, d};
   time_as(timed_plan, "gpuprim", &d);
   if (count == 1) {

@@ -1,8 +1,9 @@
 // Kernels and tile shapes of the linear recurrence's look-back path (one
 // sequence), timed against a copy of the same bytes. Variants:
 //   tiles      one tile per block (linrec_tiles)
-//   pipelined  persistent blocks, three stages of a and b (linrec_pipelined)
-//   backward   the backward pass with the library's pipelined shape
+//   pipelined  persistent blocks, three stages of a and b (linrec_pipelined);
+//              "held": land's row scans held for finish (hold_scans)
+//   backward   the backward pass, pipelined at 1024x2, held and not
 // Each variant is checked before it is timed: within a relative error
 // (|x - y| / max(|y|, 1): 1e-4 f32, 1e-12 f64) of gpu_linrec's result, and
 // the pipelined kernel also bitwise equal to linrec_tiles of its shape
@@ -30,8 +31,8 @@ namespace {
 enum kernel_kind { TILES, PIPELINED };
 const char *kind_name[] = {"tiles", "pipelined"};
 
-template <typename T, int THREADS, int ROWS, int MIN_BLOCKS>
-using shape_of = gp::linrec_tile_shape<THREADS, ROWS, 16 / int(sizeof(T)), MIN_BLOCKS>;
+template <typename T, int THREADS, int ROWS, int MIN_BLOCKS, bool HOLD = false>
+using shape_of = gp::linrec_tile_shape<THREADS, ROWS, 16 / int(sizeof(T)), MIN_BLOCKS, HOLD>;
 
 cudaStream_t stream() { return static_cast<cudaStream_t>(gp_stream()); }
 
@@ -155,13 +156,14 @@ void host_linrec(const T *a, const T *b, T *want, size_t n, const T *h0, bool re
 template <typename T, typename Shape>
 void check_pipelined(buffers<T> &d, size_t n, size_t off, const T *h0_dev, const char *type) {
   const std::string at = std::string(type) + " n=" + std::to_string(n) + " offset=" + std::to_string(off);
+  const std::string kind = Shape::hold_scans ? "held" : "pipelined";
   const T *a = d.a + off, *b = d.b + off, *dh = d.dh + off;
   T *h = d.h + off, *ref = d.ref + off;
   for (int reverse = 0; reverse < 2; reverse++)
     for (int h0 = 0; h0 < 3; h0++) { /* none, a value, on the device */
       const T *dev = h0 == 2 ? h0_dev : nullptr;
       const T value = h0 == 1 ? T(0.75) : T(0);
-      const std::string what = "pipelined " + at + (reverse ? " reverse" : "") + " h0=" + std::to_string(h0);
+      const std::string what = kind + " " + at + (reverse ? " reverse" : "") + " h0=" + std::to_string(h0);
       bench_poison(h, n * sizeof(T));
       bench_poison(ref, n * sizeof(T));
       must(forward<T, PIPELINED, Shape>(a, b, h, n, reverse, dev, value), what);
@@ -173,7 +175,7 @@ void check_pipelined(buffers<T> &d, size_t n, size_t off, const T *h0_dev, const
       }
     }
   for (int reverse = 0; reverse < 2; reverse++) {
-    const std::string what = "pipelined backward " + at + (reverse ? " reverse" : "");
+    const std::string what = kind + " backward " + at + (reverse ? " reverse" : "");
     T *da = d.da + off, *db = d.db + off, *ref_da = d.ref_da + off, *ref_db = d.ref_db + off;
     must(forward<T, TILES, Shape>(a, b, h, n, reverse, nullptr, T(0)), what + " (the forward's h)");
     for (T *p : {da, db, ref_da, ref_db}) bench_poison(p, n * sizeof(T));
@@ -182,7 +184,7 @@ void check_pipelined(buffers<T> &d, size_t n, size_t off, const T *h0_dev, const
     same_bits(da, ref_da, n, what + " da");
     same_bits(db, ref_db, n, what + " db");
   }
-  std::printf("check ok  %s\n", at.c_str());
+  std::printf("check ok  %s %s\n", kind.c_str(), at.c_str());
 }
 
 template <typename T> void awkward_checks(const char *type, gpu_dtype dt) {
@@ -193,7 +195,12 @@ template <typename T> void awkward_checks(const char *type, gpu_dtype dt) {
   const T h0 = T(-0.625);
   cudaMemcpy(h0_dev, &h0, sizeof(T), cudaMemcpyHostToDevice);
   for (size_t n : sizes)
-    for (size_t off = 0; off < 2; off++) check_pipelined<T, Shape>(d, n, off, h0_dev, type);
+    for (size_t off = 0; off < 2; off++) {
+      check_pipelined<T, Shape>(d, n, off, h0_dev, type);
+      /* the other of held and not */
+      check_pipelined<T, shape_of<T, Shape::threads, Shape::rows, Shape::min_blocks, !Shape::hold_scans>>(d, n, off,
+                                                                                                   h0_dev, type);
+    }
 }
 
 /* One timed variant: the forward pass (BACKWARD: the backward pass). */
@@ -216,7 +223,8 @@ template <typename T, int KIND, typename Shape, bool BACKWARD> struct variant {
 template <typename T, int KIND, typename Shape, bool BACKWARD = false>
 void measure(const char *type, buffers<T> &d, const T *want) {
   const size_t n = d.n;
-  const std::string name = std::string(BACKWARD ? "backward-" : "") + kind_name[KIND];
+  const std::string name =
+      std::string(BACKWARD ? "backward-" : "") + kind_name[KIND] + (Shape::hold_scans ? "-held" : "");
   const std::string what = name + " " + type + " n=2^" + std::to_string(__builtin_ctzll(n)) + " " +
                            std::to_string(Shape::threads) + "x" + std::to_string(Shape::rows);
   if constexpr (BACKWARD) {
@@ -243,9 +251,10 @@ void measure(const char *type, buffers<T> &d, const T *want) {
   double us[2];
   bench_medians_us(2, fns, args, 3, 21, us);
   const cudaError_t e = cudaDeviceSynchronize();
-  std::printf("tune %-18s %-3s n=2^%-2d threads=%-4d rows=%-2d tile=%-5d %9.1f us  copy %9.1f us  vs_copy %.3f%s\n",
-              name.c_str(), type, __builtin_ctzll(n), Shape::threads, Shape::rows, Shape::tile_items, us[0], us[1],
-              us[1] / us[0], e == cudaSuccess ? "" : cudaGetErrorString(e));
+  std::printf("tune %-23s %-3s n=2^%-2d threads=%-4d rows=%-2d blocks=%d tile=%-5d %9.1f us  copy %9.1f us  "
+              "vs_copy %.3f%s\n",
+              name.c_str(), type, __builtin_ctzll(n), Shape::threads, Shape::rows, Shape::min_blocks, Shape::tile_items,
+              us[0], us[1], us[1] / us[0], e == cudaSuccess ? "" : cudaGetErrorString(e));
   std::fflush(stdout);
   if (e != cudaSuccess) std::exit(1);
 }
@@ -261,8 +270,14 @@ template <typename T> void sweep(const char *type, gpu_dtype dt, size_t n) {
   /* 3 stages x (a, b) x tile: 192 KiB of shared memory */
   measure<T, PIPELINED, shape_of<T, 512, 4, 1>>(type, d, want);
   measure<T, PIPELINED, shape_of<T, 1024, 2, 1>>(type, d, want);
+  measure<T, PIPELINED, shape_of<T, 1024, 2, 1, true>>(type, d, want);
   measure<T, PIPELINED, shape_of<T, 256, 8, 1>>(type, d, want);
-  measure<T, PIPELINED, typename gp::linrec_tuning<sizeof(T)>::pipelined, true>(type, d, want); /* backward */
+  /* several blocks an SM (64 registers a thread), 3 x (a, b) x tile each: 96 KiB at 512x2, 48 KiB at 256x4 */
+  measure<T, PIPELINED, shape_of<T, 512, 2, 2>>(type, d, want);
+  measure<T, PIPELINED, shape_of<T, 256, 4, 4>>(type, d, want);
+  /* backward, held and not */
+  measure<T, PIPELINED, shape_of<T, 1024, 2, 1>, true>(type, d, want);
+  measure<T, PIPELINED, shape_of<T, 1024, 2, 1, true>, true>(type, d, want);
 }
 
 }  // namespace

@@ -8,6 +8,8 @@
 
 #include <cuda_runtime.h>
 
+#include <type_traits>
+
 #include "core/core.h"
 #include "core/cuda_launch.cuh"
 #include "device/linrec_channel_tiles.cuh"
@@ -206,7 +208,10 @@ gpu_status launch_channel_tiles(const char *fn, const T *a, const T *b, T *h, co
 
 /* The one-pass path over a sequence-major batch (a tile of Shape per
  * block), scanning in direction REVERSE; SHIFTED as launch_channel_tiles. */
-template <typename T, bool REVERSE, bool SHIFTED = false, typename Shape = typename linrec_tuning<sizeof(T)>::tiles>
+template <typename T, bool SHIFTED> using sequence_tiles_shape =
+    std::conditional_t<SHIFTED, typename linrec_tuning<sizeof(T)>::sequence_tiles_backward,
+                       typename linrec_tuning<sizeof(T)>::sequence_tiles>;
+template <typename T, bool REVERSE, bool SHIFTED = false, typename Shape = sequence_tiles_shape<T, SHIFTED>>
 gpu_status launch_sequence_tiles(const char *fn, const T *a, const T *b, T *h, const T *h0, const gp_linrec_shape &s,
                                  cudaStream_t stream, backward_gradients<T> grad = {}) {
   const uint64_t tiles = s.count * ((s.len + Shape::tile_items - 1) / Shape::tile_items);

@@ -10,10 +10,12 @@
 
 namespace gp {
 
-/* A look-back tile shape and the blocks per SM its launch bounds ask for
- * (linrec_tiles; linrec_pipelined asks for one). */
-template <int THREADS, int ROWS, int VEC, int MIN_BLOCKS> struct linrec_tile_shape : tile_shape<THREADS, ROWS, VEC> {
+/* A look-back tile shape, the blocks per SM its launch bounds ask for, and
+ * (linrec_pipelined) whether land's row scans are held for finish. */
+template <int THREADS, int ROWS, int VEC, int MIN_BLOCKS, bool HOLD_SCANS = false>
+struct linrec_tile_shape : tile_shape<THREADS, ROWS, VEC> {
   static constexpr int min_blocks = MIN_BLOCKS;
+  static constexpr bool hold_scans = HOLD_SCANS;
 };
 
 /*
@@ -22,22 +24,34 @@ template <int THREADS, int ROWS, int VEC, int MIN_BLOCKS> struct linrec_tile_sha
  * pipeline, each stage a tile of a and of b (3 x 2 x 32 KiB in either
  * type), one block of 1024 threads per SM. Measured (bench/linrec_tune,
  * H100, f32 2^28 / f64 2^27, against a copy of the bytes): pipelined
- * 1024x2 0.81 / 0.71, 512x4 0.75 / 0.65, 256x8 0.55 / 0.45; a tile per
- * block at 256x4 0.63 / 0.59, its best (1024x4) 0.74 / 0.60. The
- * pipeline keeps a copy in flight while the block folds and scans, where
- * a tile per block waits on its loads and its predecessors in turn.
- * Sequences with start flags (lr_seg_op) run linrec_tiles at `tiles`.
+ * 1024x2 0.82 / 0.71, with the row scans held 0.86 / 0.69 (f64 spills),
+ * 512x4 0.74 / 0.65, 256x8 0.55 / 0.45, 512x2 at two blocks an SM 0.75 /
+ * 0.69; a tile per block at 256x4 0.63 / 0.60, its best (1024x4) 0.74 /
+ * 0.60. The pipeline keeps a copy in flight while the block folds and
+ * scans, where a tile per block waits on its loads and its predecessors
+ * in turn. Sequences with start flags (lr_seg_op) run linrec_tiles at
+ * `tiles`.
+ *
+ * Sequence tiles (sequences_lookback, sequence-major batches of long
+ * sequences): a tile of `tiles`' size; forward in f32 at three blocks an
+ * SM (80 registers, 60 bytes spilled), 3-16% faster than two on the H100
+ * from 4096 x 4096 to 64 x 2^20 (bench_linrec's sm/ rows); the backward
+ * (SHIFTED, 109-112 registers at two) keeps two.
  */
 template <int ELEMENT_BYTES> struct linrec_tuning;
 /* tiles: 16 items a thread (4 rows of one 16-byte vector of a and of b),
  * 4096 a tile. pipelined: 8192 items a tile, 8 a thread. */
 template <> struct linrec_tuning<4> {
   using tiles = linrec_tile_shape<256, 4, 4, 2>;
-  using pipelined = linrec_tile_shape<1024, 2, 4, 1>;
+  using sequence_tiles = linrec_tile_shape<256, 4, 4, 3>;
+  using sequence_tiles_backward = tiles;
+  using pipelined = linrec_tile_shape<1024, 2, 4, 1, true>;
 };
 /* tiles: 8 items a thread, 2048 a tile. pipelined: 4096 items a tile. */
 template <> struct linrec_tuning<8> {
   using tiles = linrec_tile_shape<256, 4, 2, 2>;
+  using sequence_tiles = tiles;
+  using sequence_tiles_backward = tiles;
   using pipelined = linrec_tile_shape<1024, 2, 2, 1>;
 };
 
