@@ -10,6 +10,11 @@
 //                        sequence-major: look-back over start flags), and a
 //                        plain loop kernel (a thread per channel, one load
 //                        in flight);
+//                        sequence-major from 4096 steps also the sequence
+//                        tiles forced to each of the library's shapes
+//                        (tiles4k: 4096 steps a tile, tiles2k: 2048, the
+//                        one the plan takes from 128 sequences), with
+//                        rows at 128 and 512 sequences where they cross;
 //                        then short sequence-major sequences, where the
 //                        channel and look-back paths cross
 //   bwd/tm/<C>x<T>, bwd/sm/<C>x<T>  the backward pass of a batch
@@ -68,7 +73,7 @@ void timed_tiles(void *p) {
   data *d = static_cast<data *>(p);
   linrec_gpuprim_path(4, d->a, d->b, d->h, d->len, d->count, d->time_major);
 }
-// The path in data (the bench-only sequence-tile shapes, cub_linrec_shim.h: paths 5-7).
+// The path in data (the sequence tiles forced to one shape, cub_linrec_shim.h: paths 5 and 6).
 void timed_path(void *p) {
   data *d = static_cast<data *>(p);
   linrec_gpuprim_path(d->path, d->a, d->b, d->h, d->len, d->count, d->time_major);
@@ -115,7 +120,7 @@ std::string check(data &d) {
   } else {
     linrec_plain_loop(d.a, d.b, want, d.len, d.count, d.time_major);
   }
-  for (int path = 0; path <= 7; path++) {
+  for (int path = 0; path <= 6; path++) {
     if (d.count == 1 ? path >= 2 : path == 1 || (path == 2 && d.time_major)) continue;
     if (path >= 5 && d.time_major) continue;
     bench_poison(d.h, n * 4);
@@ -153,9 +158,9 @@ void linrec_benchmark(benchmark::State &state, std::string name, size_t len, siz
     r.who.push_back(who);
     args.push_back(arg);
   };
-  // Sequence tiles of other shapes (paths 5-7): one data each, timed_path reads the path from it.
-  static const char *const shape_names[] = {"t256x16b2", "t256x8b4", "t512x8b2"};
-  data shaped[3] = {d, d, d};
+  // The sequence tiles at each shape (paths 5 and 6): one data each, timed_path reads the path from it.
+  static const char *const shape_names[] = {"tiles4k", "tiles2k"};
+  data shaped[2] = {d, d};
   time_as(timed_plan, "gpuprim", &d);
   if (count == 1) {
     time_as(timed_cub, "cub", &d);
@@ -164,7 +169,7 @@ void linrec_benchmark(benchmark::State &state, std::string name, size_t len, siz
     time_as(timed_tiles, "tiles", &d);
     if (!time_major) time_as(timed_segments, "lookback", &d);
     if (!time_major && len >= 4096)
-      for (int i = 0; i < 3; i++) {
+      for (int i = 0; i < 2; i++) {
         shaped[i].path = 5 + i;
         time_as(timed_path, shape_names[i], &shaped[i]);
       }
@@ -279,6 +284,11 @@ void register_all(bool quick) {
           true);
     }
   if (quick) return;
+  // Where the sequence tiles' two shapes cross (LINREC_SEQ_MAJOR_SHORT_TILES_MIN_COUNT), at 2^24 elements.
+  for (size_t count : {128, 512}) {
+    const size_t len = (size_t(1) << 24) / count;
+    add("sm/" + std::to_string(count) + "x" + std::to_string(len), len, count, false);
+  }
   // Where sequence-major batches of short sequences change paths
   // (linrec_tuning.h): lengths 4 to 128 at 2^16, 2^20 and 2^24 elements.
   for (int total = 16; total <= 24; total += 4)

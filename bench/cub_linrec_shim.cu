@@ -149,8 +149,7 @@ gp::linrec_plan shape_and_plan(int path, size_t len, size_t count, int time_majo
   return gp::plan_linrec(*s);
 }
 
-/* Sequence tiles of other shapes (bench-only): 256 threads of 16 items at
- * two blocks an SM, 256 of 8 at four, 512 of 8 at two. */
+/* Sequence tiles of one shape, whatever the count. */
 template <typename Shape>
 int sequence_tiles_at(const float *a, const float *b, float *h, const gp_linrec_shape &s) {
   return int(gp::launch_sequence_tiles<float, false, false, Shape>("bench", a, b, h, nullptr, s,
@@ -164,9 +163,8 @@ extern "C" int linrec_gpuprim_path(int path, const float *a, const float *b, flo
   gp_linrec_shape s;
   const gp::linrec_plan plan = shape_and_plan(path, len, count, time_major, &s);
   if (path >= 5 && (time_major || count == 1)) return GPU_ERR_UNSUPPORTED;
-  if (path == 5) return sequence_tiles_at<gp::linrec_tile_shape<256, 4, 4, 2>>(a, b, h, s);
-  if (path == 6) return sequence_tiles_at<gp::linrec_tile_shape<256, 2, 4, 4>>(a, b, h, s);
-  if (path == 7) return sequence_tiles_at<gp::linrec_tile_shape<512, 2, 4, 2>>(a, b, h, s);
+  if (path == 5) return sequence_tiles_at<gp::linrec_tuning<4>::sequence_tiles>(a, b, h, s);
+  if (path == 6) return sequence_tiles_at<gp::linrec_tuning<4>::sequence_tiles_many>(a, b, h, s);
   return int(gp::linrec_run<float>(plan, a, b, h, s, static_cast<cudaStream_t>(gp_stream())));
 }
 

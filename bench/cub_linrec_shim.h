@@ -39,9 +39,11 @@ float linrec_max_difference_plain(const float *x, const float *y, size_t n);
 /* gpuprim's forward pass over len x count (count 1: one sequence) along a
  * path: 0 the plan's, 1 look-back (one sequence), 2 look-back over start
  * flags (sequence-major), 3 channels (three passes), 4 one-pass tiles
- * (time-major: channel tiles; sequence-major: sequence tiles); sequence-
- * major only, sequence tiles of other shapes: 5 256 threads x 16 items at 2
- * blocks an SM, 6 256 x 8 at 4, 7 512 x 8 at 2. Returns a gpu_status. */
+ * (time-major: channel tiles; sequence-major: sequence tiles of the shape
+ * the plan takes for the count); sequence-major only, the forward sequence
+ * tiles forced to one of the library's two shapes whatever the count: 5
+ * linrec_tuning's sequence_tiles, 6 its sequence_tiles_many. Returns a
+ * gpu_status. */
 int linrec_gpuprim_path(int path, const float *a, const float *b, float *h, size_t len, size_t count, int time_major);
 /* gpuprim's backward pass of a batch (gpu_linrec_backward_batch, h0 NULL,
  * forward not reversed) along the same paths, 2 to 4 as above. */

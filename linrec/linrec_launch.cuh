@@ -225,6 +225,17 @@ gpu_status launch_sequence_tiles(const char *fn, const T *a, const T *b, T *h, c
                                });
 }
 
+/* The forward sequence tiles: shorter tiles where sequences are many
+ * (LINREC_SEQ_MAJOR_SHORT_TILES_MIN_COUNT). */
+template <typename T, bool REVERSE>
+gpu_status launch_sequence_tiles_forward(const char *fn, const T *a, const T *b, T *h, const T *h0,
+                                         const gp_linrec_shape &s, cudaStream_t stream) {
+  using many = typename linrec_tuning<sizeof(T)>::sequence_tiles_many;
+  if (s.count >= LINREC_SEQ_MAJOR_SHORT_TILES_MIN_COUNT)
+    return launch_sequence_tiles<T, REVERSE, false, many>(fn, a, b, h, h0, s, stream);
+  return launch_sequence_tiles<T, REVERSE>(fn, a, b, h, h0, s, stream);
+}
+
 /* The forward pass along a given plan (the library's from plan_linrec;
  * bench/ forces others). A plan the shape cannot take is UNSUPPORTED. */
 template <typename T>
@@ -263,8 +274,8 @@ gpu_status linrec_run(const linrec_plan &plan, const T *a, const T *b, T *h, con
                                                                                         s.reverse, stream);
     case linrec_path::sequence_tiles:
       if (s.layout != GP_LINREC_SEQ_MAJOR) break;
-      return s.reverse ? launch_sequence_tiles<T, true>(fn, a, b, h, h0_dev, s, stream)
-                       : launch_sequence_tiles<T, false>(fn, a, b, h, h0_dev, s, stream);
+      return s.reverse ? launch_sequence_tiles_forward<T, true>(fn, a, b, h, h0_dev, s, stream)
+                       : launch_sequence_tiles_forward<T, false>(fn, a, b, h, h0_dev, s, stream);
   }
   return gp_fail(GPU_ERR_UNSUPPORTED, "%s: this path does not take this shape", fn);
 }

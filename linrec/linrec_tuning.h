@@ -36,7 +36,12 @@ struct linrec_tile_shape : tile_shape<THREADS, ROWS, VEC> {
  * sequences): a tile of `tiles`' size; forward in f32 at three blocks an
  * SM (80 registers, 60 bytes spilled), 3-16% faster than two on the H100
  * from 4096 x 4096 to 64 x 2^20 (bench_linrec's sm/ rows); the backward
- * (SHIFTED, 109-112 registers at two) keeps two.
+ * (SHIFTED, 109-112 registers at two) keeps two. With at least
+ * LINREC_SEQ_MAJOR_SHORT_TILES_MIN_COUNT sequences the f32 forward takes
+ * `sequence_tiles_many`: tiles half as long at four blocks an SM, 0.79-0.92
+ * of a copy on the H100 from 256 sequences against 0.74-0.82, but 0.67
+ * against 0.80 at 64, where a sequence's chain of tiles has twice the links
+ * and a tile's predecessor is usually still in flight.
  */
 template <int ELEMENT_BYTES> struct linrec_tuning;
 /* tiles: 16 items a thread (4 rows of one 16-byte vector of a and of b),
@@ -44,6 +49,7 @@ template <int ELEMENT_BYTES> struct linrec_tuning;
 template <> struct linrec_tuning<4> {
   using tiles = linrec_tile_shape<256, 4, 4, 2>;
   using sequence_tiles = linrec_tile_shape<256, 4, 4, 3>;
+  using sequence_tiles_many = linrec_tile_shape<256, 2, 4, 4>;
   using sequence_tiles_backward = tiles;
   using pipelined = linrec_tile_shape<1024, 2, 4, 1, true>;
 };
@@ -51,6 +57,7 @@ template <> struct linrec_tuning<4> {
 template <> struct linrec_tuning<8> {
   using tiles = linrec_tile_shape<256, 4, 2, 2>;
   using sequence_tiles = tiles;
+  using sequence_tiles_many = tiles;
   using sequence_tiles_backward = tiles;
   using pipelined = linrec_tile_shape<1024, 2, 2, 1>;
 };
@@ -90,6 +97,10 @@ constexpr uint64_t LINREC_SEQ_MAJOR_CHANNEL_MIN_COUNT = uint64_t(1) << 13;
  * copy: 0.70-0.76 from 4096 to 2^20 steps, against 0.50-0.54 for the
  * look-back over start flags; at 256 steps 0.13 against 0.52. */
 constexpr uint64_t LINREC_SEQ_MAJOR_TILES_MIN_LEN = 4096;
+/* Sequence tiles of at least this many sequences take the shorter tiles
+ * (linrec_tuning::sequence_tiles_many): with 2048-step tiles at four blocks
+ * an SM, about 528 tiles are in flight, four a sequence here. */
+constexpr uint64_t LINREC_SEQ_MAJOR_SHORT_TILES_MIN_COUNT = 128;
 /* Time-major batches of at least this many channels run the one-pass
  * channel tiles, fewer the three passes (one channel: one contiguous
  * sequence, the look-back). The tiles' look-back along time is quick where
