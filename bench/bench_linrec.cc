@@ -13,7 +13,7 @@
 //                        sequence-major from 4096 steps also the sequence
 //                        tiles forced to each of the library's shapes
 //                        (tiles4k: 4096 steps a tile, tiles2k: 2048, the
-//                        one the plan takes from 128 sequences), with
+//                        one the plan takes from 256 sequences), with
 //                        rows at 128 and 512 sequences where they cross;
 //                        then short sequence-major sequences, where the
 //                        channel and look-back paths cross

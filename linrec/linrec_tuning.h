@@ -38,10 +38,11 @@ struct linrec_tile_shape : tile_shape<THREADS, ROWS, VEC> {
  * from 4096 x 4096 to 64 x 2^20 (bench_linrec's sm/ rows); the backward
  * (SHIFTED, 109-112 registers at two) keeps two. With at least
  * LINREC_SEQ_MAJOR_SHORT_TILES_MIN_COUNT sequences the f32 forward takes
- * `sequence_tiles_many`: tiles half as long at four blocks an SM, 0.79-0.92
- * of a copy on the H100 from 256 sequences against 0.74-0.82, but 0.67
- * against 0.80 at 64, where a sequence's chain of tiles has twice the links
- * and a tile's predecessor is usually still in flight.
+ * `sequence_tiles_many`: tiles half as long at four blocks an SM (64
+ * registers, none spilled). On the H100 they read 0.80-0.99 of a copy
+ * from 256 sequences against 0.73-0.93, but 0.85 against 0.91 at 128 and
+ * 0.68 against 0.81 at 64, where a sequence's chain of tiles has twice the
+ * links and a tile's predecessor is usually still in flight.
  */
 template <int ELEMENT_BYTES> struct linrec_tuning;
 /* tiles: 16 items a thread (4 rows of one 16-byte vector of a and of b),
@@ -99,8 +100,10 @@ constexpr uint64_t LINREC_SEQ_MAJOR_CHANNEL_MIN_COUNT = uint64_t(1) << 13;
 constexpr uint64_t LINREC_SEQ_MAJOR_TILES_MIN_LEN = 4096;
 /* Sequence tiles of at least this many sequences take the shorter tiles
  * (linrec_tuning::sequence_tiles_many): with 2048-step tiles at four blocks
- * an SM, about 528 tiles are in flight, four a sequence here. */
-constexpr uint64_t LINREC_SEQ_MAJOR_SHORT_TILES_MIN_COUNT = 128;
+ * an SM, about 528 tiles are in flight, two a sequence here. Measured on
+ * the H100 (bench_linrec's tiles4k and tiles2k columns): the longer tiles
+ * win at 64 and 128 sequences, the shorter from 256. */
+constexpr uint64_t LINREC_SEQ_MAJOR_SHORT_TILES_MIN_COUNT = 256;
 /* Time-major batches of at least this many channels run the one-pass
  * channel tiles, fewer the three passes (one channel: one contiguous
  * sequence, the look-back). The tiles' look-back along time is quick where

@@ -335,12 +335,12 @@ END_TEST
 /* Batches: both layouts, shapes from one long sequence to many short ones
  * (on the CUDA backend every path of the plan; 130 x 2049 time-major:
  * channel tiles, three tiles along time, a partial channel group, scalar
- * loads; 130 x 4099 sequence-major: the sequence tiles' shorter shape,
+ * loads; 260 x 4099 sequence-major: the sequence tiles' shorter shape,
  * partial tiles, scalar loads). */
 START_TEST(linrec_batch_layouts) {
   static const size_t shapes[][2] = {{1, 1},      {1, 1000},   {31, 33},    {256, 64},
                                      {4097, 3},   {33, 4096},  {100003, 2}, {7, 70001},
-                                     {1000, 129}, {65537, 1},  {130, 2049}, {4099, 130}};
+                                     {1000, 129}, {65537, 1},  {130, 2049}, {4099, 260}};
   for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
     for (int ti = 0; ti < 2; ti++)
       for (unsigned flags = 0; flags <= (GPU_REVERSE | GPU_TIME_MAJOR); flags++) {
