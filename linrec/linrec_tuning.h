@@ -24,9 +24,9 @@ struct linrec_tile_shape : tile_shape<THREADS, ROWS, VEC> {
  * pipeline, each stage a tile of a and of b (3 x 2 x 32 KiB in either
  * type), one block of 1024 threads per SM. Measured (bench/linrec_tune,
  * H100, f32 2^28 / f64 2^27, against a copy of the bytes): pipelined
- * 1024x2 0.82 / 0.71, with the row scans held 0.86 / 0.69 (f64 spills),
- * 512x4 0.74 / 0.65, 256x8 0.55 / 0.45, 512x2 at two blocks an SM 0.75 /
- * 0.69; a tile per block at 256x4 0.63 / 0.60, its best (1024x4) 0.74 /
+ * 1024x2 0.82 / 0.71, with the row scans held 0.87 / 0.66 (f64 spills),
+ * 512x4 0.75 / 0.65, 256x8 0.55 / 0.45, 512x2 at two blocks an SM 0.76 /
+ * 0.69; a tile per block at 256x4 0.63 / 0.59, its best (1024x4) 0.74 /
  * 0.60. The pipeline keeps a copy in flight while the block folds and
  * scans, where a tile per block waits on its loads and its predecessors
  * in turn. Sequences with start flags (lr_seg_op) run linrec_tiles at
