@@ -39,10 +39,10 @@ struct linrec_tile_shape : tile_shape<THREADS, ROWS, VEC> {
  * (SHIFTED, 109-112 registers at two) keeps two. With at least
  * LINREC_SEQ_MAJOR_SHORT_TILES_MIN_COUNT sequences the f32 forward takes
  * `sequence_tiles_many`: tiles half as long at four blocks an SM (64
- * registers, none spilled). On the H100 they read 0.80-0.99 of a copy
- * from 256 sequences against 0.73-0.93, but 0.85 against 0.91 at 128 and
- * 0.68 against 0.81 at 64, where a sequence's chain of tiles has twice the
- * links and a tile's predecessor is usually still in flight.
+ * registers, none spilled). On the H100 they are 7-11% faster than the
+ * longer tiles from 256 sequences (2^24 elements), but 7% slower at 128
+ * and 20% at 64, where a sequence's chain of tiles has twice the links and
+ * a tile's predecessor is usually still in flight.
  */
 template <int ELEMENT_BYTES> struct linrec_tuning;
 /* tiles: 16 items a thread (4 rows of one 16-byte vector of a and of b),
