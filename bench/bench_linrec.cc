@@ -35,6 +35,7 @@
 #include <benchmark/benchmark.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -112,7 +113,7 @@ void timed_copy_backward(void *p) {
 
 int reps_for(size_t bytes) { return bytes >= (size_t(1) << 31) ? 10 : bytes >= (size_t(1) << 26) ? 30 : 100; }
 
-// Times a row's contenders: fns[0] is gpuprim's, the last the copy, `loop` the plain loop (or none: fns.size()).
+// Times a row's contenders: fns[0] is gpuprim's, the last the copy, fns[loop] the plain loop (none: SIZE_MAX).
 // The others run round robin (bench_medians_us) in the order gpuprim, copy, then the rest, so that the copy follows
 // a kernel that fills the GPU. The plain loop is timed on its own afterwards: in rows where it ran 15 ms or more
 // (a few blocks on a few SMs), the copy right after it in the rotation took 80-91 us on the H100 where it took
@@ -183,6 +184,7 @@ void linrec_benchmark(benchmark::State &state, std::string name, size_t len, siz
   // The sequence tiles at each shape (paths 5 and 6): one data each, timed_path reads the path from it.
   static const char *const shape_names[] = {"tiles4k", "tiles2k"};
   data shaped[2] = {d, d};
+  size_t loop = SIZE_MAX;
   time_as(timed_plan, "gpuprim", &d);
   if (count == 1) {
     time_as(timed_cub, "cub", &d);
@@ -195,10 +197,10 @@ void linrec_benchmark(benchmark::State &state, std::string name, size_t len, siz
         shaped[i].path = 5 + i;
         time_as(timed_path, shape_names[i], &shaped[i]);
       }
+    loop = fns.size();
     time_as(timed_loop, "loop", &d);
   }
   time_as(timed_copy, "copy", &d);
-  const size_t loop = count == 1 ? fns.size() : fns.size() - 2;
   for (auto _ : state) {
     time_row(fns, args, loop, reps_for(n * 12), r.us);
     state.SetIterationTime(r.us[0] * 1e-6);
