@@ -13,8 +13,11 @@
 //                        sequence-major from 4096 steps also the sequence
 //                        tiles forced to each of the library's shapes
 //                        (tiles4k: 4096 steps a tile, tiles2k: 2048, the
-//                        one the plan takes from 256 sequences), with
-//                        rows at 128 and 512 sequences where they cross;
+//                        one the plan takes from 256 sequences) and the
+//                        sequence walk at each of three shapes (walk512x8:
+//                        512 threads of 8 items; walk1024x8, walk1024x4;
+//                        bench-only, linrec_sequence_walk.cuh), with rows
+//                        at 128 and 512 sequences where they cross;
 //                        then short sequence-major sequences, where the
 //                        channel and look-back paths cross
 //   bwd/tm/<C>x<T>, bwd/sm/<C>x<T>  the backward pass of a batch
@@ -76,7 +79,7 @@ void timed_tiles(void *p) {
   data *d = static_cast<data *>(p);
   linrec_gpuprim_path(4, d->a, d->b, d->h, d->len, d->count, d->time_major);
 }
-// The path in data (the sequence tiles forced to one shape, cub_linrec_shim.h: paths 5 and 6).
+// The path in data (the sequence tiles or walk forced to one shape, cub_linrec_shim.h: paths 5 to 9).
 void timed_path(void *p) {
   data *d = static_cast<data *>(p);
   linrec_gpuprim_path(d->path, d->a, d->b, d->h, d->len, d->count, d->time_major);
@@ -143,7 +146,7 @@ std::string check(data &d) {
   } else {
     linrec_plain_loop(d.a, d.b, want, d.len, d.count, d.time_major);
   }
-  for (int path = 0; path <= 6; path++) {
+  for (int path = 0; path <= 9; path++) {
     if (d.count == 1 ? path >= 2 : path == 1 || (path == 2 && d.time_major)) continue;
     if (path >= 5 && d.time_major) continue;
     bench_poison(d.h, n * 4);
@@ -181,9 +184,10 @@ void linrec_benchmark(benchmark::State &state, std::string name, size_t len, siz
     r.who.push_back(who);
     args.push_back(arg);
   };
-  // The sequence tiles at each shape (paths 5 and 6): one data each, timed_path reads the path from it.
-  static const char *const shape_names[] = {"tiles4k", "tiles2k"};
-  data shaped[2] = {d, d};
+  // The sequence tiles and walk at each shape (paths 5 to 9): one data each, timed_path reads the path from it.
+  static const char *const shape_names[] = {"tiles4k", "tiles2k", "walk512x8", "walk1024x8", "walk1024x4"};
+  constexpr int SHAPES = 5;
+  data shaped[SHAPES] = {d, d, d, d, d};
   size_t loop = SIZE_MAX;
   time_as(timed_plan, "gpuprim", &d);
   if (count == 1) {
@@ -193,7 +197,7 @@ void linrec_benchmark(benchmark::State &state, std::string name, size_t len, siz
     time_as(timed_tiles, "tiles", &d);
     if (!time_major) time_as(timed_segments, "lookback", &d);
     if (!time_major && len >= 4096)
-      for (int i = 0; i < 2; i++) {
+      for (int i = 0; i < SHAPES; i++) {
         shaped[i].path = 5 + i;
         time_as(timed_path, shape_names[i], &shaped[i]);
       }

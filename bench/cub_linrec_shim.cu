@@ -5,6 +5,7 @@
 #include "cub_linrec_shim.h"
 #include "cub_shim.h"
 #include "linrec/linrec_launch.cuh"
+#include "linrec_sequence_walk.cuh"
 
 namespace {
 
@@ -156,6 +157,28 @@ int sequence_tiles_at(const float *a, const float *b, float *h, const gp_linrec_
                                                                    static_cast<cudaStream_t>(gp_stream())));
 }
 
+/* The sequence walk (linrec_sequence_walk.cuh) at one shape: as many
+ * persistent blocks as are resident at once, at most one per sequence;
+ * each takes one counter index past the last sequence. */
+template <typename Shape> int sequence_walk_at(const float *a, const float *b, float *h, const gp_linrec_shape &s) {
+  static const char fn[] = "bench";
+  constexpr auto kernel = gp::sequences_walk<Shape, false, float>;
+  constexpr size_t smem = gp::walk_stages<float, Shape, false>::SHARED_BYTES;
+  gpu_status st = gp::allow_shared_memory<kernel>(fn, Shape::threads, smem);
+  if (st != GPU_OK) return int(st);
+  const unsigned resident = gp::resident_blocks<kernel>(Shape::threads, smem);
+  const unsigned grid = unsigned(s.count < resident ? s.count : resident);
+  gp_tilestate ts{};
+  st = gp_tilestate_acquire(fn, 0, s.count + grid, &ts);
+  if (st != GPU_OK) return int(st);
+  const bool vector_ok = s.len % Shape::vec == 0 && gp::aligned16(a, b, h);
+  const gp::sequence_walk_args<float> p{a, b, h, nullptr, s.len, s.count, ts.counter, ts.counter_base, vector_ok};
+  kernel<<<grid, Shape::threads, smem, static_cast<cudaStream_t>(gp_stream())>>>(p);
+  st = gp::check_launch(fn, "sequences_walk");
+  const gpu_status r = gp_tilestate_release(fn, &ts);
+  return int(st != GPU_OK ? st : r);
+}
+
 }  // namespace
 
 extern "C" int linrec_gpuprim_path(int path, const float *a, const float *b, float *h, size_t len, size_t count,
@@ -165,6 +188,9 @@ extern "C" int linrec_gpuprim_path(int path, const float *a, const float *b, flo
   if (path >= 5 && (time_major || count == 1)) return GPU_ERR_UNSUPPORTED;
   if (path == 5) return sequence_tiles_at<gp::linrec_tuning<4>::sequence_tiles>(a, b, h, s);
   if (path == 6) return sequence_tiles_at<gp::linrec_tuning<4>::sequence_tiles_many>(a, b, h, s);
+  if (path == 7) return sequence_walk_at<gp::linrec_tile_shape<512, 2, 4, 2, true>>(a, b, h, s);
+  if (path == 8) return sequence_walk_at<gp::linrec_tile_shape<1024, 2, 4, 1, true>>(a, b, h, s);
+  if (path == 9) return sequence_walk_at<gp::linrec_tile_shape<1024, 1, 4, 1, true>>(a, b, h, s);
   return int(gp::linrec_run<float>(plan, a, b, h, s, static_cast<cudaStream_t>(gp_stream())));
 }
 

@@ -42,7 +42,9 @@ float linrec_max_difference_plain(const float *x, const float *y, size_t n);
  * (time-major: channel tiles; sequence-major: sequence tiles of the shape
  * the plan takes for the count); sequence-major only, the forward sequence
  * tiles forced to one of the library's two shapes whatever the count: 5
- * linrec_tuning's sequence_tiles, 6 its sequence_tiles_many. Returns a
+ * linrec_tuning's sequence_tiles, 6 its sequence_tiles_many; and the
+ * sequence walk (linrec_sequence_walk.cuh, bench-only) whatever the
+ * count: 7 at 512 threads x 8 items, 8 at 1024 x 8, 9 at 1024 x 4. Returns a
  * gpu_status. */
 int linrec_gpuprim_path(int path, const float *a, const float *b, float *h, size_t len, size_t count, int time_major);
 /* gpuprim's backward pass of a batch (gpu_linrec_backward_batch, h0 NULL,

@@ -393,7 +393,8 @@ START_TEST(linrec_same_bits) {
     const lr_case cases[] = {single_case(t, n, 0, false, false), single_case(t, n, GPU_REVERSE, false, false),
                              {LR_BATCH, t, n / 64, 64, NULL, 0, GPU_TIME_MAJOR, false, false},
                              {LR_BATCH, t, 64, n / 64, NULL, 0, GPU_TIME_MAJOR, false, false},
-                             {LR_BATCH, t, n / 1000, 1000, NULL, 0, 0, false, false}};
+                             {LR_BATCH, t, n / 1000, 1000, NULL, 0, 0, false, false},
+                             {LR_BATCH, t, 4100, n / 4100, NULL, 0, 0, false, false}};
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
       const size_t m = lr_case_n(&cases[k]);
       void *first = lr_run(&cases[k], ha, hb, NULL);

@@ -4,7 +4,9 @@
  * positions against the loop in long double started far enough back), and
  * the CUDA backend's results against the host backend's on fresh random
  * inputs, every path of the plan (1000 x 4099 time-major: channel tiles
- * with 16 tiles along time and a partial channel group).
+ * with 16 tiles along time and a partial channel group; 500 x 4100
+ * sequence-major: the shorter sequence tiles, vector loads and a partial
+ * tile in each sequence).
  */
 #include <cuda_runtime_api.h>
 #include <float.h>
@@ -115,7 +117,8 @@ static void cuda_against_host(const lr_case *c, const char *what) {
 
 START_TEST(linrec_cuda_matches_host) {
   static const size_t shapes[][2] = {{1000003, 1}, {256, 4096}, {4096, 256}, {3, 100000}, {16, 70001},
-                                     {100003, 7}, {20000, 64}, {300001, 3}, {1000, 4099}, {8192, 256}};
+                                     {100003, 7}, {20000, 64}, {300001, 3}, {1000, 4099}, {8192, 256},
+                                     {4100, 500}};
   for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
     /* Quick (under the sanitizers): the shapes up to 2^21 elements. */
     if (tu_quick() && shapes[i][0] * shapes[i][1] > ((size_t)1 << 21)) continue;
