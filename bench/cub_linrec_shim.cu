@@ -158,25 +158,24 @@ int sequence_tiles_at(const float *a, const float *b, float *h, const gp_linrec_
 }
 
 /* The sequence walk (linrec_sequence_walk.cuh) at one shape: as many
- * persistent blocks as are resident at once, at most one per sequence;
- * each takes one counter index past the last sequence. */
+ * persistent blocks as are resident at once, at most one per sequence.
+ * It needs only the tile state's counter (no words): each block takes one
+ * index past the last sequence, count + grid in all. */
 template <typename Shape> int sequence_walk_at(const float *a, const float *b, float *h, const gp_linrec_shape &s) {
   static const char fn[] = "bench";
   constexpr auto kernel = gp::sequences_walk<Shape, false, float>;
   constexpr size_t smem = gp::walk_stages<float, Shape, false>::SHARED_BYTES;
-  gpu_status st = gp::allow_shared_memory<kernel>(fn, Shape::threads, smem);
+  const gpu_status st = gp::allow_shared_memory<kernel>(fn, Shape::threads, smem);
   if (st != GPU_OK) return int(st);
   const unsigned resident = gp::resident_blocks<kernel>(Shape::threads, smem);
   const unsigned grid = unsigned(s.count < resident ? s.count : resident);
-  gp_tilestate ts{};
-  st = gp_tilestate_acquire(fn, 0, s.count + grid, &ts);
-  if (st != GPU_OK) return int(st);
   const bool vector_ok = s.len % Shape::vec == 0 && gp::aligned16(a, b, h);
-  const gp::sequence_walk_args<float> p{a, b, h, nullptr, s.len, s.count, ts.counter, ts.counter_base, vector_ok};
-  kernel<<<grid, Shape::threads, smem, static_cast<cudaStream_t>(gp_stream())>>>(p);
-  st = gp::check_launch(fn, "sequences_walk");
-  const gpu_status r = gp_tilestate_release(fn, &ts);
-  return int(st != GPU_OK ? st : r);
+  return int(gp::launch_with_states<float>(
+      fn, "sequences_walk", s, s.count + grid, 0, 0,
+      [&](gp::state_lookback, unsigned long long *counter, unsigned long long base) {
+        const gp::sequence_walk_args<float> p{a, b, h, nullptr, s.len, s.count, counter, base, vector_ok};
+        kernel<<<grid, Shape::threads, smem, static_cast<cudaStream_t>(gp_stream())>>>(p);
+      }));
 }
 
 }  // namespace

@@ -11,9 +11,8 @@
  * Each step of the block:
  *   take    thread 0 starts the copy of the tile after next (the next tile
  *           of its sequence, or the first of a new one)
- *   land    the next tile's pairs from its stage; the block's row scans and
- *           the tile's aggregate (A, B) (where Shape::hold_scans the row
- *           scans are kept for finish; otherwise finish scans again)
+ *   land    the next tile's pairs from its stage; the block's row scans
+ *           (held in registers for finish) and the tile's aggregate (A, B)
  *   finish  the current tile: each item's h is the scan's running fold
  *           from the prefix (0, s), s the state before the tile (h0 at a
  *           sequence's first tile); then s := A s + B
@@ -112,14 +111,16 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks) sequences_w
   using P = lr_pair<T>;
   using Op = lr_op<T>;
   using stages_t = walk_stages<T, Shape, REVERSE>;
+  static_assert(Shape::hold_scans, "land's row scans are held for finish");
   constexpr int STAGES = stages_t::STAGES;
   extern __shared__ __align__(128) unsigned char stage_mem[];
   __shared__ stage_barriers<STAGES> bars;
   __shared__ uint64_t s_seq[STAGES], s_k[STAGES];
-  __shared__ P s_land_total[Shape::warps], s_finish_total[Shape::warps];
+  __shared__ P s_warp_total[Shape::warps];
   const int lane = threadIdx.x % WARP, warp = threadIdx.x / WARP;
   stages_t stages{stage_mem, bars, s_seq, s_k, 0u};
-  walk_cursor cursor{0, 0, (p.len + Shape::tile_items - 1) / Shape::tile_items, false};
+  const uint64_t tiles_per_sequence = (p.len + Shape::tile_items - 1) / Shape::tile_items;
+  walk_cursor cursor{0, tiles_per_sequence, tiles_per_sequence, false}; /* the first take starts a sequence */
   auto take_into = [&](int s) {
     cursor.advance(p);
     stages.start_copy(p, s, cursor.seq, cursor.k);
@@ -132,17 +133,13 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks) sequences_w
   auto land = [&](int s) {
     P x[Shape::rows][Shape::vec];
     stages.pairs(p, s, true, warp, lane, x);
-    if constexpr (Shape::hold_scans)
-      landed_aggregate = scan_tile_rows<P, Op, Shape, REVERSE>(x, landed_scans, s_land_total, warp, lane);
-    else
-      landed_aggregate = tile_aggregate<P, Op, Shape, REVERSE>(x, s_land_total, warp, lane);
+    landed_aggregate = scan_tile_rows<P, Op, Shape, REVERSE>(x, landed_scans, s_warp_total, warp, lane);
   };
   auto finish = [&](int s) {
     P x[Shape::rows][Shape::vec];
     stages.pairs(p, s, false, warp, lane, x);
     const uint64_t seq = s_seq[s], k = s_k[s];
     if (k == 0) state = p.h0 ? p.h0[seq] : T(0);
-    if constexpr (!Shape::hold_scans) scan_tile_rows<P, Op, Shape, REVERSE>(x, held_scans, s_finish_total, warp, lane);
     apply_row_scans<P, Op, Shape, REVERSE>(x, held_scans, P{T(0), state}, false);
     state = lr_step(held_aggregate.a, state, held_aggregate.b);
     T y[Shape::rows][Shape::vec];
@@ -155,7 +152,6 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks) sequences_w
 
   init_stage_barriers(bars);
   if (threadIdx.x == 0) {
-    cursor.k = cursor.tiles_per_sequence; /* the first take starts a sequence */
     take_into(0);
     take_into(1);
   }
