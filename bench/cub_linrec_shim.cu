@@ -172,8 +172,8 @@ template <typename Shape> int sequence_walk_at(const float *a, const float *b, f
   const bool vector_ok = s.len % Shape::vec == 0 && gp::aligned16(a, b, h);
   return int(gp::launch_with_states<float>(
       fn, "sequences_walk", s, s.count + grid, 0, 0,
-      [&](gp::state_lookback, unsigned long long *counter, unsigned long long base) {
-        const gp::sequence_walk_args<float> p{a, b, h, nullptr, s.len, s.count, counter, base, vector_ok};
+      [&](gp::state_lookback states, unsigned long long *counter, unsigned long long base) {
+        const gp::sequence_tiles_args<float> p{a, b, h, nullptr, s.len, s.count, states, counter, base, vector_ok, {}};
         kernel<<<grid, Shape::threads, smem, static_cast<cudaStream_t>(gp_stream())>>>(p);
       }));
 }

@@ -30,16 +30,6 @@
 
 namespace gp {
 
-template <typename T> struct sequence_walk_args {
-  const T *a, *b;
-  T *h;
-  const T *h0; /* a state per sequence, or NULL (zero) */
-  uint64_t len, count;
-  unsigned long long *counter; /* hands out sequences; each block takes one index past the last */
-  unsigned long long counter_base;
-  bool vector_ok; /* len a multiple of 16 bytes' items, every array 16-byte aligned */
-};
-
 /* The block's three stages and the tiles they hold. */
 template <typename T, typename Shape, bool REVERSE> struct walk_stages {
   static constexpr int STAGES = 3;
@@ -54,14 +44,14 @@ template <typename T, typename Shape, bool REVERSE> struct walk_stages {
   __device__ T *stage(int s, int array) const {
     return reinterpret_cast<T *>(mem + s * STAGE_BYTES + array * TILE_BYTES);
   }
-  __device__ static sequence_window window(const sequence_walk_args<T> &p, uint64_t k) {
+  __device__ static sequence_window window(const sequence_tiles_args<T> &p, uint64_t k) {
     return window_of<REVERSE>(p.len, k, Shape::tile_items);
   }
-  __device__ static bool by_copy(const sequence_walk_args<T> &p, const sequence_window &w) {
+  __device__ static bool by_copy(const sequence_tiles_args<T> &p, const sequence_window &w) {
     return p.vector_ok && w.full(Shape::tile_items);
   }
   /* Thread 0: stage s's copies of time tile k of sequence seq. */
-  __device__ void start_copy(const sequence_walk_args<T> &p, int s, uint64_t seq, uint64_t k) {
+  __device__ void start_copy(const sequence_tiles_args<T> &p, int s, uint64_t seq, uint64_t k) {
     seq_of[s] = seq, k_of[s] = k;
     if (seq >= p.count) return;
     const sequence_window w = window(p, k);
@@ -72,7 +62,7 @@ template <typename T, typename Shape, bool REVERSE> struct walk_stages {
   }
   /* All threads: the pairs of the tile in stage s; wait: the first read,
    * which waits for the copy to land. */
-  __device__ void pairs(const sequence_walk_args<T> &p, int s, bool wait, int warp, int lane,
+  __device__ void pairs(const sequence_tiles_args<T> &p, int s, bool wait, int warp, int lane,
                         lr_pair<T> (&x)[Shape::rows][Shape::vec]) {
     const uint64_t seq = seq_of[s];
     const sequence_window w = window(p, k_of[s]);
@@ -97,7 +87,7 @@ struct walk_cursor {
   uint64_t seq, k, tiles_per_sequence;
   bool exhausted;
   /* The next tile, taking a new sequence after the last tile of one. */
-  template <typename T> __device__ void advance(const sequence_walk_args<T> &p) {
+  template <typename T> __device__ void advance(const sequence_tiles_args<T> &p) {
     if (exhausted || k < tiles_per_sequence) return;
     seq = atomicAdd(p.counter, 1ull) - p.counter_base;
     k = 0;
@@ -106,8 +96,11 @@ struct walk_cursor {
   }
 };
 
+/* The sequence tiles' arguments: here the counter hands out sequences, each
+ * block taking one index past the last; neither `states` nor `grad` is
+ * read (the forward pass only). */
 template <typename Shape, bool REVERSE, typename T>
-__global__ void __launch_bounds__(Shape::threads, Shape::min_blocks) sequences_walk(sequence_walk_args<T> p) {
+__global__ void __launch_bounds__(Shape::threads, Shape::min_blocks) sequences_walk(sequence_tiles_args<T> p) {
   using P = lr_pair<T>;
   using Op = lr_op<T>;
   using stages_t = walk_stages<T, Shape, REVERSE>;
