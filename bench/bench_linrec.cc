@@ -18,6 +18,10 @@
 //                        512 threads of 8 items; walk1024x8, walk1024x4;
 //                        bench-only, linrec_sequence_walk.cuh), with rows
 //                        at 128 and 512 sequences where they cross;
+//                        from 4096 steps also the one-pass tiles with the
+//                        Fenwick look-back (bench-only,
+//                        linrec_fenwick_lookback.cuh): tm/ fenwick (channel
+//                        tiles), sm/ fen4k and fen2k (sequence tiles);
 //                        then short sequence-major sequences, where the
 //                        channel and look-back paths cross
 //   bwd/tm/<C>x<T>, bwd/sm/<C>x<T>  the backward pass of a batch
@@ -146,9 +150,9 @@ std::string check(data &d) {
   } else {
     linrec_plain_loop(d.a, d.b, want, d.len, d.count, d.time_major);
   }
-  for (int path = 0; path <= 9; path++) {
+  for (int path = 0; path <= 11; path++) {
     if (d.count == 1 ? path >= 2 : path == 1 || (path == 2 && d.time_major)) continue;
-    if (path >= 5 && d.time_major) continue;
+    if (path >= 5 && d.time_major && path != 10) continue;
     bench_poison(d.h, n * 4);
     const int s = linrec_gpuprim_path(path, d.a, d.b, d.h, d.len, d.count, d.time_major);
     if (s != GPU_OK) return "path " + std::to_string(path) + ": " + gpu_last_error();
@@ -188,6 +192,9 @@ void linrec_benchmark(benchmark::State &state, std::string name, size_t len, siz
   static const char *const shape_names[] = {"tiles4k", "tiles2k", "walk512x8", "walk1024x8", "walk1024x4"};
   constexpr int SHAPES = 5;
   data shaped[SHAPES] = {d, d, d, d, d};
+  // The tiles with the Fenwick look-back (paths 10 and 11).
+  data fenwick[2] = {d, d};
+  fenwick[0].path = 10, fenwick[1].path = 11;
   size_t loop = SIZE_MAX;
   time_as(timed_plan, "gpuprim", &d);
   if (count == 1) {
@@ -196,11 +203,15 @@ void linrec_benchmark(benchmark::State &state, std::string name, size_t len, siz
     time_as(timed_channels, "channels", &d);
     time_as(timed_tiles, "tiles", &d);
     if (!time_major) time_as(timed_segments, "lookback", &d);
-    if (!time_major && len >= 4096)
+    if (time_major && len >= 4096) time_as(timed_path, "fenwick", &fenwick[0]);
+    if (!time_major && len >= 4096) {
       for (int i = 0; i < SHAPES; i++) {
         shaped[i].path = 5 + i;
         time_as(timed_path, shape_names[i], &shaped[i]);
       }
+      time_as(timed_path, "fen4k", &fenwick[0]);
+      time_as(timed_path, "fen2k", &fenwick[1]);
+    }
     loop = fns.size();
     time_as(timed_loop, "loop", &d);
   }

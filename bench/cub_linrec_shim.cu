@@ -5,6 +5,7 @@
 #include "cub_linrec_shim.h"
 #include "cub_shim.h"
 #include "linrec/linrec_launch.cuh"
+#include "linrec_fenwick_lookback.cuh"
 #include "linrec_sequence_walk.cuh"
 
 namespace {
@@ -150,11 +151,18 @@ gp::linrec_plan shape_and_plan(int path, size_t len, size_t count, int time_majo
   return gp::plan_linrec(*s);
 }
 
-/* Sequence tiles of one shape, whatever the count. */
-template <typename Shape>
+/* Sequence tiles of one shape, whatever the count, with a look-back policy. */
+template <typename Shape, typename Lookback = gp::state_chain_lookback>
 int sequence_tiles_at(const float *a, const float *b, float *h, const gp_linrec_shape &s) {
-  return int(gp::launch_sequence_tiles<float, false, false, Shape>("bench", a, b, h, nullptr, s,
-                                                                   static_cast<cudaStream_t>(gp_stream())));
+  return int(gp::launch_sequence_tiles<float, false, false, Shape, Lookback>("bench", a, b, h, nullptr, s,
+                                                                             static_cast<cudaStream_t>(gp_stream())));
+}
+
+/* The time-major channel tiles with the Fenwick look-back. */
+int channel_tiles_fenwick(const float *a, const float *b, float *h, const gp_linrec_shape &s) {
+  using Shape = gp::channel_tile_shape<float, 32, gp::LINREC_CHANNEL_TILE_STEPS>;
+  return int(gp::launch_channel_tiles<Shape, false, gp::fenwick_lookback>("bench", a, b, h, static_cast<const float *>(nullptr), s, false,
+                                                                           static_cast<cudaStream_t>(gp_stream())));
 }
 
 /* The sequence walk (linrec_sequence_walk.cuh) at one shape: as many
@@ -184,12 +192,17 @@ extern "C" int linrec_gpuprim_path(int path, const float *a, const float *b, flo
                                    int time_major) {
   gp_linrec_shape s;
   const gp::linrec_plan plan = shape_and_plan(path, len, count, time_major, &s);
-  if (path >= 5 && (time_major || count == 1)) return GPU_ERR_UNSUPPORTED;
+  if (path >= 5 && count == 1) return GPU_ERR_UNSUPPORTED;
+  if (path == 10 && time_major) return channel_tiles_fenwick(a, b, h, s);
+  if (path >= 5 && time_major) return GPU_ERR_UNSUPPORTED;
   if (path == 5) return sequence_tiles_at<gp::linrec_tuning<4>::sequence_tiles>(a, b, h, s);
   if (path == 6) return sequence_tiles_at<gp::linrec_tuning<4>::sequence_tiles_many>(a, b, h, s);
   if (path == 7) return sequence_walk_at<gp::linrec_tile_shape<512, 2, 4, 2, true>>(a, b, h, s);
   if (path == 8) return sequence_walk_at<gp::linrec_tile_shape<1024, 2, 4, 1, true>>(a, b, h, s);
   if (path == 9) return sequence_walk_at<gp::linrec_tile_shape<1024, 1, 4, 1, true>>(a, b, h, s);
+  if (path == 10) return sequence_tiles_at<gp::linrec_tuning<4>::sequence_tiles, gp::fenwick_lookback>(a, b, h, s);
+  if (path == 11)
+    return sequence_tiles_at<gp::linrec_tuning<4>::sequence_tiles_many, gp::fenwick_lookback>(a, b, h, s);
   return int(gp::linrec_run<float>(plan, a, b, h, s, static_cast<cudaStream_t>(gp_stream())));
 }
 

@@ -190,7 +190,7 @@ gpu_status launch_with_states(const char *fn, const char *kernel, const gp_linre
 /* The one-pass channel path over a time-major batch, tiles of Shape,
  * scanning in direction `reverse`. SHIFTED (the backward pass): b is dh, h
  * is db, and grad the forward's h, h0 and da. */
-template <typename Shape, bool SHIFTED = false, typename T>
+template <typename Shape, bool SHIFTED = false, typename Lookback = state_chain_lookback, typename T>
 gpu_status launch_channel_tiles(const char *fn, const T *a, const T *b, T *h, const T *h0, const gp_linrec_shape &s,
                                 bool reverse, cudaStream_t stream, backward_gradients<T> grad = {}) {
   const uint64_t groups = (s.count + Shape::width - 1) / Shape::width;
@@ -201,7 +201,7 @@ gpu_status launch_channel_tiles(const char *fn, const T *a, const T *b, T *h, co
                                  const channel_tiles_args<T> p{a,       b,       h,       h0,      s.len,     s.count,
                                                                uint32_t(groups), states, counter, base, reverse,
                                                                vector_ok, grad};
-                                 channels_lookback<Shape, SHIFTED>
+                                 channels_lookback<Shape, SHIFTED, Lookback>
                                      <<<unsigned(tiles), CHANNEL_TILE_THREADS, 0, stream>>>(p);
                                });
 }
@@ -211,7 +211,8 @@ gpu_status launch_channel_tiles(const char *fn, const T *a, const T *b, T *h, co
 template <typename T, bool SHIFTED> using sequence_tiles_shape =
     std::conditional_t<SHIFTED, typename linrec_tuning<sizeof(T)>::sequence_tiles_backward,
                        typename linrec_tuning<sizeof(T)>::sequence_tiles>;
-template <typename T, bool REVERSE, bool SHIFTED = false, typename Shape = sequence_tiles_shape<T, SHIFTED>>
+template <typename T, bool REVERSE, bool SHIFTED = false, typename Shape = sequence_tiles_shape<T, SHIFTED>,
+          typename Lookback = state_chain_lookback>
 gpu_status launch_sequence_tiles(const char *fn, const T *a, const T *b, T *h, const T *h0, const gp_linrec_shape &s,
                                  cudaStream_t stream, backward_gradients<T> grad = {}) {
   const uint64_t tiles = s.count * ((s.len + Shape::tile_items - 1) / Shape::tile_items);
@@ -220,7 +221,7 @@ gpu_status launch_sequence_tiles(const char *fn, const T *a, const T *b, T *h, c
                                [&](state_lookback states, unsigned long long *counter, unsigned long long base) {
                                  const sequence_tiles_args<T> p{a,       b,    h,         h0,   s.len, s.count,
                                                                 states,  counter, base, vector_ok, grad};
-                                 sequences_lookback<Shape, REVERSE, SHIFTED>
+                                 sequences_lookback<Shape, REVERSE, SHIFTED, Lookback>
                                      <<<unsigned(tiles), Shape::threads, 0, stream>>>(p);
                                });
 }

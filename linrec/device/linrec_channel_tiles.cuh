@@ -140,7 +140,7 @@ __device__ __forceinline__ void run_channel_steps(const channel_tiles_args<T> &p
   }
 }
 
-template <typename Shape, bool SHIFTED, typename T>
+template <typename Shape, bool SHIFTED, typename Lookback = state_chain_lookback, typename T>
 __global__ void __launch_bounds__(CHANNEL_TILE_THREADS, 2) channels_lookback(channel_tiles_args<T> p) {
   using P = lr_pair<T>;
   constexpr int VEC = Shape::vec, LROW = Shape::lrow, ROWS = Shape::rows;
@@ -175,10 +175,8 @@ __global__ void __launch_bounds__(CHANNEL_TILE_THREADS, 2) channels_lookback(cha
       P agg = s_row[0][v][col];
 #pragma unroll
       for (int r = 1; r < ROWS; r++) agg = lr_op<T>::apply(agg, s_row[r][v][col]);
-      if (!last) publish_aggregate(p.states, Shape::width, tile, channel, agg);
       const T initial = p.h0 ? p.h0[c] : T(0);
-      T state = k == 0 ? initial : incoming_state(p.states, Shape::width, tile, k, channel, initial);
-      if (!last) publish_state(p.states, Shape::width, tile, channel, lr_step(agg.a, state, agg.b));
+      T state = Lookback::tile_state(p.states, Shape::width, tile, k, channel, agg, initial, last);
 #pragma unroll
       for (int r = 0; r < ROWS; r++) {
         const P x = s_row[r][v][col];

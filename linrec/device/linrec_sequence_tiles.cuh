@@ -91,7 +91,7 @@ __device__ __forceinline__ void store_window(T *h, const sequence_window &w, boo
     }
 }
 
-template <typename Shape, bool REVERSE, bool SHIFTED, typename T>
+template <typename Shape, bool REVERSE, bool SHIFTED, typename Lookback = state_chain_lookback, typename T>
 __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks) sequences_lookback(sequence_tiles_args<T> p) {
   using P = lr_pair<T>;
   using Op = lr_op<T>;
@@ -124,11 +124,8 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks) sequences_l
 
   if (threadIdx.x == 0) {
     const bool last = (k + 1) * Shape::tile_items >= p.len;
-    if (!last) publish_aggregate(p.states, 1, tile, 0, aggregate);
     const T initial = p.h0 ? p.h0[c] : T(0);
-    const T state = k == 0 ? initial : incoming_state(p.states, 1, tile, k, 0, initial);
-    if (!last) publish_state(p.states, 1, tile, 0, lr_step(aggregate.a, state, aggregate.b));
-    s_state = state;
+    s_state = Lookback::tile_state(p.states, 1, tile, k, 0, aggregate, initial, last);
   }
   __syncthreads();
 

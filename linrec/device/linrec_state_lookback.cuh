@@ -94,4 +94,22 @@ __device__ inline T incoming_state(const state_lookback &l, int width, uint64_t 
   return state;
 }
 
+/*
+ * The look-back as the one-pass batch kernels call it: one call per tile
+ * and sequence, by one thread, with the tile's aggregate; publishes what
+ * later tiles need (nothing from the last tile in time, whom none follows)
+ * and returns the state before the tile. Kernels take the look-back as a
+ * policy of this shape (bench/ times others).
+ */
+struct state_chain_lookback {
+  template <typename T>
+  __device__ static T tile_state(const state_lookback &l, int width, uint64_t tile, uint64_t k, int sequence,
+                                 lr_pair<T> aggregate, T initial, bool last) {
+    if (!last) publish_aggregate(l, width, tile, sequence, aggregate);
+    const T state = k == 0 ? initial : incoming_state(l, width, tile, k, sequence, initial);
+    if (!last) publish_state(l, width, tile, sequence, lr_step(aggregate.a, state, aggregate.b));
+    return state;
+  }
+};
+
 }  // namespace gp

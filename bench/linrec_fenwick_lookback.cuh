@@ -1,0 +1,70 @@
+/*
+ * A look-back policy for the one-pass batch kernels (channels_lookback,
+ * sequences_lookback), bench-only: a binary Fenwick tree over each
+ * sequence's time tiles instead of linrec_state_lookback.cuh's chain of
+ * states.
+ *
+ * Time tile u owns one node: the fold of tiles u + 1 - 2^j .. u, j being
+ * the number of trailing one bits of u (so even tiles' nodes are their own
+ * aggregates). The state before time tile k is the fold of the nodes that
+ * cover tiles 0 .. k - 1, one per set bit of k (Fenwick's prefix query),
+ * applied to h0. Tile k's own node is the fold of the first j of those
+ * nodes, then its aggregate: it publishes it as soon as they are in, and
+ * at once where j = 0.
+ *
+ * Why: with the chain of states a tile finds the nearest published state
+ * and applies every aggregate after it, so where one sequence's tiles are
+ * in flight together (few sequences or channel groups) each tile walks
+ * back through all of them, a load round per 8. Here a tile loads
+ * popcount(k) nodes at most (14 at 2^14 tiles a sequence), all in flight
+ * together, and a node waits on no state, only on nodes of earlier tiles
+ * at halving distances.
+ *
+ * Every fold is fixed by the tile indices, so h has the same bits on every
+ * run (not those of the chain of states: the association differs). Nodes
+ * sit in the aggregate slot of linrec_state_lookback.cuh's entries, so the
+ * launch and its words are the library's.
+ */
+#pragma once
+
+#include "linrec/device/linrec_state_lookback.cuh"
+
+namespace gp {
+
+struct fenwick_lookback {
+  template <typename T>
+  __device__ static T tile_state(const state_lookback &l, int width, uint64_t tile, uint64_t k, int sequence,
+                                 lr_pair<T> aggregate, T initial, bool last) {
+    using P = lr_pair<T>;
+    constexpr int LOOK = 8;
+    /* Node of time tile u < = k of this sequence. */
+    auto node = [&](uint64_t u) {
+      return state_entry<T>(l, width, tile - (k - u) * l.stride, sequence) + tagged<T>::WORDS;
+    };
+    const int own = __ffsll(static_cast<long long>(~k)) - 1; /* trailing ones of k */
+    if (own == 0 && !last) tagged<P>::store(node(k), aggregate, l.epoch);
+    P prefix{T(1), -T(0)};
+    int folded = 0;
+    for (uint64_t i = k; i > 0;) { /* tiles 0 .. i - 1 not folded yet */
+      uint64_t at[LOOK];
+      P got[LOOK];
+      bool ok[LOOK];
+#pragma unroll
+      for (int j = 0; j < LOOK; j++) {
+        at[j] = i - 1;
+        ok[j] = i == 0 || tagged<P>::load(node(at[j]), l.epoch, &got[j]);
+        i -= i & (~i + 1);
+      }
+#pragma unroll
+      for (int j = 0; j < LOOK; j++) {
+        if (at[j] == ~uint64_t(0)) break; /* i was 0: no node */
+        while (!ok[j]) ok[j] = tagged<P>::load(node(at[j]), l.epoch, &got[j]);
+        prefix = folded == 0 ? got[j] : lr_op<T>::apply(got[j], prefix);
+        if (++folded == own && !last) tagged<P>::store(node(k), lr_op<T>::apply(prefix, aggregate), l.epoch);
+      }
+    }
+    return folded == 0 ? initial : lr_step(prefix.a, initial, prefix.b);
+  }
+};
+
+}  // namespace gp
