@@ -45,22 +45,25 @@ struct fenwick_lookback {
     if (own == 0 && !last) tagged<P>::store(node(k), aggregate, l.epoch);
     P prefix{T(1), -T(0)};
     int folded = 0;
-    for (uint64_t i = k; i > 0;) { /* tiles 0 .. i - 1 not folded yet */
-      uint64_t at[LOOK];
+    /* Tiles 0 .. i - 1 are not folded yet; the node of tile i - 1 covers
+     * the last lowbit(i) of them. A round loads LOOK nodes, then folds them
+     * in the same order (the indices recomputed: registers are scarce). */
+    for (uint64_t i = k; i > 0;) {
       P got[LOOK];
       bool ok[LOOK];
+      uint64_t next = i;
 #pragma unroll
       for (int j = 0; j < LOOK; j++) {
-        at[j] = i - 1;
-        ok[j] = i == 0 || tagged<P>::load(node(at[j]), l.epoch, &got[j]);
-        i -= i & (~i + 1);
+        ok[j] = next == 0 || tagged<P>::load(node(next - 1), l.epoch, &got[j]);
+        next -= next & (~next + 1);
       }
 #pragma unroll
       for (int j = 0; j < LOOK; j++) {
-        if (at[j] == ~uint64_t(0)) break; /* i was 0: no node */
-        while (!ok[j]) ok[j] = tagged<P>::load(node(at[j]), l.epoch, &got[j]);
+        if (i == 0) break;
+        while (!ok[j]) ok[j] = tagged<P>::load(node(i - 1), l.epoch, &got[j]);
         prefix = folded == 0 ? got[j] : lr_op<T>::apply(got[j], prefix);
         if (++folded == own && !last) tagged<P>::store(node(k), lr_op<T>::apply(prefix, aggregate), l.epoch);
+        i -= i & (~i + 1);
       }
     }
     return folded == 0 ? initial : lr_step(prefix.a, initial, prefix.b);
