@@ -37,7 +37,7 @@ struct fenwick_lookback {
                                  lr_pair<T> aggregate, T initial, bool last) {
     using P = lr_pair<T>;
     constexpr int LOOK = 8;
-    /* Node of time tile u < = k of this sequence. */
+    /* The node of time tile u <= k of this sequence. */
     auto node = [&](uint64_t u) {
       return state_entry<T>(l, width, tile - (k - u) * l.stride, sequence) + tagged<T>::WORDS;
     };
