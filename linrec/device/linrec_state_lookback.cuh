@@ -97,7 +97,7 @@ __device__ inline T incoming_state(const state_lookback &l, int width, uint64_t 
 /*
  * The look-back as the one-pass batch kernels call it: one call per tile
  * and sequence, by one thread, with the tile's aggregate; publishes what
- * later tiles need (nothing from the last tile in time, whom none follows)
+ * later tiles need (nothing from the last tile in time: no tile follows it)
  * and returns the state before the tile. Kernels take the look-back as a
  * policy of this shape (bench/ times others).
  */
