@@ -161,8 +161,9 @@ int sequence_tiles_at(const float *a, const float *b, float *h, const gp_linrec_
 /* The time-major channel tiles with the Fenwick look-back. */
 int channel_tiles_fenwick(const float *a, const float *b, float *h, const gp_linrec_shape &s) {
   using Shape = gp::channel_tile_shape<float, 32, gp::LINREC_CHANNEL_TILE_STEPS>;
-  return int(gp::launch_channel_tiles<Shape, false, gp::fenwick_lookback>("bench", a, b, h, static_cast<const float *>(nullptr), s, false,
-                                                                           static_cast<cudaStream_t>(gp_stream())));
+  const float *no_h0 = nullptr;
+  return int(gp::launch_channel_tiles<Shape, false, gp::fenwick_lookback>(
+      "bench", a, b, h, no_h0, s, false, static_cast<cudaStream_t>(gp_stream())));
 }
 
 /* The sequence walk (linrec_sequence_walk.cuh) at one shape: as many
