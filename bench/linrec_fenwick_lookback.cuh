@@ -43,7 +43,7 @@ struct fenwick_lookback {
     };
     const int own = __ffsll(static_cast<long long>(~k)) - 1; /* trailing ones of k */
     if (own == 0 && !last) tagged<P>::store(node(k), aggregate, l.epoch);
-    P prefix{T(1), -T(0)};
+    P prefix = lr_op<T>::neutral(); /* replaced by the first node folded */
     int folded = 0;
     /* Tiles 0 .. i - 1 are not folded yet; the node of tile i - 1 covers
      * the last lowbit(i) of them. A round loads LOOK nodes, then folds them
@@ -55,7 +55,7 @@ struct fenwick_lookback {
 #pragma unroll
       for (int j = 0; j < LOOK; j++) {
         ok[j] = next == 0 || tagged<P>::load(node(next - 1), l.epoch, &got[j]);
-        next -= next & (~next + 1);
+        next &= next - 1; /* the next node's end: lowbit dropped */
       }
 #pragma unroll
       for (int j = 0; j < LOOK; j++) {
@@ -63,7 +63,7 @@ struct fenwick_lookback {
         while (!ok[j]) ok[j] = tagged<P>::load(node(i - 1), l.epoch, &got[j]);
         prefix = folded == 0 ? got[j] : lr_op<T>::apply(got[j], prefix);
         if (++folded == own && !last) tagged<P>::store(node(k), lr_op<T>::apply(prefix, aggregate), l.epoch);
-        i -= i & (~i + 1);
+        i &= i - 1;
       }
     }
     return folded == 0 ? initial : lr_step(prefix.a, initial, prefix.b);
