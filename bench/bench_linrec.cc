@@ -19,9 +19,13 @@
 //                        bench-only, linrec_sequence_walk.cuh), with rows
 //                        at 128 and 512 sequences where they cross;
 //                        from 4096 steps also the one-pass tiles with the
-//                        Fenwick look-back (bench-only,
-//                        linrec_fenwick_lookback.cuh): tm/ fenwick (channel
-//                        tiles), sm/ fen4k and fen2k (sequence tiles);
+//                        other look-back policy than the library's
+//                        (bench-only): tm/ chain (channel tiles with the
+//                        chain of states), sm/ fen4k and fen2k (sequence
+//                        tiles with the Fenwick tree), and tm/ the channel
+//                        tiles 128 and 64 channels wide (w128, w64; the
+//                        library's: 32 from 4096 steps), with rows at 128
+//                        and 512 channels too;
 //                        then short sequence-major sequences, where the
 //                        channel and look-back paths cross
 //   bwd/tm/<C>x<T>, bwd/sm/<C>x<T>  the backward pass of a batch
@@ -38,7 +42,8 @@
 // (batches; backward: da and db): a difference above 1e-3 marks the row
 // FAILED and exits 1.
 //
-// --quick (or GPUPRIM_BENCH_QUICK=1): a small subset, for a smoke run.
+// --quick (or GPUPRIM_BENCH_QUICK=1): a small subset, 3 timed runs a kernel,
+// for a smoke run (under the sanitizers too).
 #include <benchmark/benchmark.h>
 
 #include <cmath>
@@ -83,7 +88,7 @@ void timed_tiles(void *p) {
   data *d = static_cast<data *>(p);
   linrec_gpuprim_path(4, d->a, d->b, d->h, d->len, d->count, d->time_major);
 }
-// The path in data (the sequence tiles or walk forced to one shape, cub_linrec_shim.h: paths 5 to 9).
+// The path in data (a forced shape or bench-only variant, cub_linrec_shim.h: paths 5 to 13).
 void timed_path(void *p) {
   data *d = static_cast<data *>(p);
   linrec_gpuprim_path(d->path, d->a, d->b, d->h, d->len, d->count, d->time_major);
@@ -118,7 +123,12 @@ void timed_copy_backward(void *p) {
   linrec_copy_floor_backward(d->a, d->h, d->dh, d->da, d->db, d->len * d->count);
 }
 
-int reps_for(size_t bytes) { return bytes >= (size_t(1) << 31) ? 10 : bytes >= (size_t(1) << 26) ? 30 : 100; }
+bool quick_run = false;  // --quick
+
+int reps_for(size_t bytes) {
+  if (quick_run) return 3;
+  return bytes >= (size_t(1) << 31) ? 10 : bytes >= (size_t(1) << 26) ? 30 : 100;
+}
 
 // Times a row's contenders: fns[0] is gpuprim's, the last the copy, fns[loop] the plain loop (none: SIZE_MAX).
 // The others run round robin (bench_medians_us) in the order gpuprim, copy, then the rest, so that the copy follows
@@ -150,9 +160,10 @@ std::string check(data &d) {
   } else {
     linrec_plain_loop(d.a, d.b, want, d.len, d.count, d.time_major);
   }
-  for (int path = 0; path <= 11; path++) {
+  for (int path = 0; path <= 13; path++) {
     if (d.count == 1 ? path >= 2 : path == 1 || (path == 2 && d.time_major)) continue;
-    if (path >= 5 && d.time_major && path != 10) continue;
+    if (path >= 5 && path != 10 && path <= 11 && d.time_major) continue;
+    if (path >= 12 && !d.time_major) continue;
     bench_poison(d.h, n * 4);
     const int s = linrec_gpuprim_path(path, d.a, d.b, d.h, d.len, d.count, d.time_major);
     if (s != GPU_OK) return "path " + std::to_string(path) + ": " + gpu_last_error();
@@ -192,9 +203,9 @@ void linrec_benchmark(benchmark::State &state, std::string name, size_t len, siz
   static const char *const shape_names[] = {"tiles4k", "tiles2k", "walk512x8", "walk1024x8", "walk1024x4"};
   constexpr int SHAPES = 5;
   data shaped[SHAPES] = {d, d, d, d, d};
-  // The tiles with the Fenwick look-back (paths 10 and 11).
-  data fenwick[2] = {d, d};
-  fenwick[0].path = 10, fenwick[1].path = 11;
+  // The tiles with the other look-back policy (paths 10 and 11), the wider channel tiles (12, 13).
+  data other[2] = {d, d}, wide[2] = {d, d};
+  other[0].path = 10, other[1].path = 11, wide[0].path = 12, wide[1].path = 13;
   size_t loop = SIZE_MAX;
   time_as(timed_plan, "gpuprim", &d);
   if (count == 1) {
@@ -203,14 +214,18 @@ void linrec_benchmark(benchmark::State &state, std::string name, size_t len, siz
     time_as(timed_channels, "channels", &d);
     time_as(timed_tiles, "tiles", &d);
     if (!time_major) time_as(timed_segments, "lookback", &d);
-    if (time_major && len >= 4096) time_as(timed_path, "fenwick", &fenwick[0]);
+    if (time_major && len >= 4096) {
+      time_as(timed_path, "chain", &other[0]);
+      time_as(timed_path, "w128", &wide[0]);
+      time_as(timed_path, "w64", &wide[1]);
+    }
     if (!time_major && len >= 4096) {
       for (int i = 0; i < SHAPES; i++) {
         shaped[i].path = 5 + i;
         time_as(timed_path, shape_names[i], &shaped[i]);
       }
-      time_as(timed_path, "fen4k", &fenwick[0]);
-      time_as(timed_path, "fen2k", &fenwick[1]);
+      time_as(timed_path, "fen4k", &other[0]);
+      time_as(timed_path, "fen2k", &other[1]);
     }
     loop = fns.size();
     time_as(timed_loop, "loop", &d);
@@ -322,10 +337,12 @@ void register_all(bool quick) {
           true);
     }
   if (quick) return;
-  // Where the sequence tiles' two shapes cross (LINREC_SEQ_MAJOR_SHORT_TILES_MIN_COUNT), at 2^24 elements.
+  // Where the sequence tiles' two shapes cross (LINREC_SEQ_MAJOR_SHORT_TILES_MIN_COUNT), and the time-major
+  // channel tiles and three passes (LINREC_TIME_MAJOR_TILES_MIN_COUNT), at 2^24 elements.
   for (size_t count : {128, 512}) {
     const size_t len = (size_t(1) << 24) / count;
-    add("sm/" + std::to_string(count) + "x" + std::to_string(len), len, count, false);
+    for (int tm = 1; tm >= 0; tm--)
+      add(std::string(tm ? "tm/" : "sm/") + std::to_string(count) + "x" + std::to_string(len), len, count, tm);
   }
   // Where sequence-major batches of short sequences change paths
   // (linrec_tuning.h): lengths 4 to 128 at 2^16, 2^20 and 2^24 elements.
@@ -339,6 +356,7 @@ void register_all(bool quick) {
 
 int main(int argc, char **argv) {
   if (bench_require_cuda("bench_linrec") != 0) return 1;
-  register_all(bench_quick_mode(&argc, argv) != 0);
+  quick_run = bench_quick_mode(&argc, argv) != 0;
+  register_all(quick_run);
   return bench_run_registered(argc, argv, print_summary);
 }

@@ -5,7 +5,6 @@
 #include "cub_linrec_shim.h"
 #include "cub_shim.h"
 #include "linrec/linrec_launch.cuh"
-#include "linrec_fenwick_lookback.cuh"
 #include "linrec_sequence_walk.cuh"
 
 namespace {
@@ -158,12 +157,15 @@ int sequence_tiles_at(const float *a, const float *b, float *h, const gp_linrec_
                                                                              static_cast<cudaStream_t>(gp_stream())));
 }
 
-/* The time-major channel tiles with the Fenwick look-back. */
-int channel_tiles_fenwick(const float *a, const float *b, float *h, const gp_linrec_shape &s) {
-  using Shape = gp::channel_tile_shape<float, 32, gp::LINREC_CHANNEL_TILE_STEPS>;
+/* The time-major channel tiles LROW threads (LROW x 4 channels) wide, with
+ * a look-back policy (the library: 8 threads wide from 4096 steps, the
+ * Fenwick tree). */
+template <int LROW, typename Lookback = gp::fenwick_lookback>
+int channel_tiles_at(const float *a, const float *b, float *h, const gp_linrec_shape &s) {
+  using Shape = gp::channel_tile_shape<float, LROW, gp::LINREC_CHANNEL_TILE_STEPS>;
   const float *no_h0 = nullptr;
-  return int(gp::launch_channel_tiles<Shape, false, gp::fenwick_lookback>(
-      "bench", a, b, h, no_h0, s, false, static_cast<cudaStream_t>(gp_stream())));
+  return int(gp::launch_channel_tiles<Shape, false, Lookback>("bench", a, b, h, no_h0, s, false,
+                                                              static_cast<cudaStream_t>(gp_stream())));
 }
 
 /* The sequence walk (linrec_sequence_walk.cuh) at one shape: as many
@@ -194,7 +196,11 @@ extern "C" int linrec_gpuprim_path(int path, const float *a, const float *b, flo
   gp_linrec_shape s;
   const gp::linrec_plan plan = shape_and_plan(path, len, count, time_major, &s);
   if (path >= 5 && count == 1) return GPU_ERR_UNSUPPORTED;
-  if (path == 10 && time_major) return channel_tiles_fenwick(a, b, h, s);
+  if (path == 10 && time_major)
+    return channel_tiles_at<gp::LINREC_CHANNEL_TILE_ROW_THREADS, gp::state_chain_lookback>(a, b, h, s);
+  if (path == 12 && time_major) return channel_tiles_at<32>(a, b, h, s);
+  if (path == 13 && time_major) return channel_tiles_at<16>(a, b, h, s);
+  if (path >= 12) return GPU_ERR_UNSUPPORTED;
   if (path >= 5 && time_major) return GPU_ERR_UNSUPPORTED;
   if (path == 5) return sequence_tiles_at<gp::linrec_tuning<4>::sequence_tiles>(a, b, h, s);
   if (path == 6) return sequence_tiles_at<gp::linrec_tuning<4>::sequence_tiles_many>(a, b, h, s);

@@ -61,7 +61,9 @@ inline linrec_plan plan_linrec(const gp_linrec_shape &s) {
     case GP_LINREC_OFFSETS: return segments;
     case GP_LINREC_TIME_MAJOR:
       if (s.count == 1) return lookback;
-      if (s.count >= LINREC_TIME_MAJOR_TILES_MIN_COUNT) return linrec_plan{linrec_path::channel_tiles, 0, 0};
+      if (s.count >= LINREC_TIME_MAJOR_TILES_MIN_COUNT ||
+          (s.count >= LINREC_TIME_MAJOR_NARROW_TILES_MIN_COUNT && s.len >= LINREC_TIME_MAJOR_NARROW_TILES_MIN_LEN))
+        return linrec_plan{linrec_path::channel_tiles, 0, 0};
       return channel_plan(s.len, s.count);
     case GP_LINREC_SEQ_MAJOR:
       if (s.count == 1) return lookback;
@@ -190,7 +192,7 @@ gpu_status launch_with_states(const char *fn, const char *kernel, const gp_linre
 /* The one-pass channel path over a time-major batch, tiles of Shape,
  * scanning in direction `reverse`. SHIFTED (the backward pass): b is dh, h
  * is db, and grad the forward's h, h0 and da. */
-template <typename Shape, bool SHIFTED = false, typename Lookback = state_chain_lookback, typename T>
+template <typename Shape, bool SHIFTED = false, typename Lookback = fenwick_lookback, typename T>
 gpu_status launch_channel_tiles(const char *fn, const T *a, const T *b, T *h, const T *h0, const gp_linrec_shape &s,
                                 bool reverse, cudaStream_t stream, backward_gradients<T> grad = {}) {
   const uint64_t groups = (s.count + Shape::width - 1) / Shape::width;
@@ -204,6 +206,18 @@ gpu_status launch_channel_tiles(const char *fn, const T *a, const T *b, T *h, co
                                  channels_lookback<Shape, SHIFTED, Lookback>
                                      <<<unsigned(tiles), CHANNEL_TILE_THREADS, 0, stream>>>(p);
                                });
+}
+
+/* The channel tiles at the width linrec_tuning.h takes for the batch's
+ * length: narrow from LINREC_TIME_MAJOR_NARROW_TILES_MIN_LEN steps. */
+template <bool SHIFTED = false, typename T>
+gpu_status launch_channel_tiles_for(const char *fn, const T *a, const T *b, T *h, const T *h0, const gp_linrec_shape &s,
+                                    bool reverse, cudaStream_t stream, backward_gradients<T> grad = {}) {
+  using narrow = channel_tile_shape<T, LINREC_CHANNEL_TILE_ROW_THREADS, LINREC_CHANNEL_TILE_STEPS>;
+  using wide = channel_tile_shape<T, 32, LINREC_CHANNEL_TILE_STEPS>;
+  if (s.len >= LINREC_TIME_MAJOR_NARROW_TILES_MIN_LEN)
+    return launch_channel_tiles<narrow, SHIFTED>(fn, a, b, h, h0, s, reverse, stream, grad);
+  return launch_channel_tiles<wide, SHIFTED>(fn, a, b, h, h0, s, reverse, stream, grad);
 }
 
 /* The one-pass path over a sequence-major batch (a tile of Shape per
@@ -271,8 +285,7 @@ gpu_status linrec_run(const linrec_plan &plan, const T *a, const T *b, T *h, con
       return run_channels<T>(fn, plan, a, b, h, h0_dev, s, stream);
     case linrec_path::channel_tiles:
       if (s.layout != GP_LINREC_TIME_MAJOR) break;
-      return launch_channel_tiles<channel_tile_shape<T, 32, LINREC_CHANNEL_TILE_STEPS>>(fn, a, b, h, h0_dev, s,
-                                                                                        s.reverse, stream);
+      return launch_channel_tiles_for(fn, a, b, h, h0_dev, s, s.reverse, stream);
     case linrec_path::sequence_tiles:
       if (s.layout != GP_LINREC_SEQ_MAJOR) break;
       return s.reverse ? launch_sequence_tiles_forward<T, true>(fn, a, b, h, h0_dev, s, stream)
@@ -314,8 +327,8 @@ gpu_status linrec_backward_run(const linrec_plan &plan, const T *a, const T *h, 
     case linrec_path::channels: return run_channels<T, true>(fn, plan, a, dh, db, nullptr, s, stream, grad);
     case linrec_path::channel_tiles:
       if (s.layout != GP_LINREC_TIME_MAJOR) break;
-      return launch_channel_tiles<channel_tile_shape<T, 32, LINREC_CHANNEL_TILE_STEPS>, true>(
-          fn, a, dh, db, static_cast<const T *>(nullptr), s, !s.reverse, stream, grad);
+      return launch_channel_tiles_for<true>(fn, a, dh, db, static_cast<const T *>(nullptr), s, !s.reverse, stream,
+                                            grad);
     case linrec_path::sequence_tiles:
       if (s.layout != GP_LINREC_SEQ_MAJOR) break;
       return s.reverse ? launch_sequence_tiles<T, false, true>(fn, a, dh, db, nullptr, s, stream, grad)

@@ -104,14 +104,31 @@ constexpr uint64_t LINREC_SEQ_MAJOR_TILES_MIN_LEN = 4096;
  * the H100 (bench_linrec's tiles4k and tiles2k columns): the longer tiles
  * win at 64 and 128 sequences, the shorter from 256. */
 constexpr uint64_t LINREC_SEQ_MAJOR_SHORT_TILES_MIN_COUNT = 256;
-/* Time-major batches of at least this many channels run the one-pass
- * channel tiles, fewer the three passes (one channel: one contiguous
- * sequence, the look-back). The tiles' look-back along time is quick where
- * the tile before a tile in time took its index long before (many channel
- * groups of 128); with few groups the tiles of one group are in flight
- * together and the look-back walks far back. Measured on the H100, f32,
- * tiles / three passes, of a copy: 4096 x 4096 0.68 / 0.48, 2048 x 8192
- * 0.55 / 0.49, 1024 x 16384 0.37 / 0.49, 256 x 65536 0.12 / 0.47. */
-constexpr uint64_t LINREC_TIME_MAJOR_TILES_MIN_COUNT = 2048;
+/* Time-major batches run the one-pass channel tiles with at least
+ * LINREC_TIME_MAJOR_TILES_MIN_COUNT channels, or with at least
+ * LINREC_TIME_MAJOR_NARROW_TILES_MIN_COUNT channels of at least
+ * LINREC_TIME_MAJOR_NARROW_TILES_MIN_LEN steps; otherwise the three passes
+ * (one channel: one contiguous sequence, the look-back). Tiles are
+ * LINREC_CHANNEL_TILE_ROW_THREADS x 16 bytes of channels wide (32 f32, 16
+ * f64; 256 steps long) from LINREC_TIME_MAJOR_NARROW_TILES_MIN_LEN steps,
+ * else 32 x 16 bytes (128 f32; 64 steps): each channel group is a chain of
+ * tiles along time, and narrow tiles make more chains of fewer, longer
+ * tiles, so less of a tile's time goes to waiting on the Fenwick nodes of
+ * the tiles before it. Measured on the H100, f32 forward, of a copy: tiles
+ * 128 / 64 / 32 channels wide, then the three passes:
+ *   4096 x 4096   0.77 / 0.83 / 0.81, 0.51
+ *   2048 x 8192   0.71 / 0.79 / 0.79, 0.51
+ *   1024 x 16384  0.64 / 0.75 / 0.77, 0.52
+ *   512 x 32768   0.57 / 0.69 / 0.72, 0.50
+ *   256 x 65536   0.51 / 0.64 / 0.67, 0.50
+ *   128 x 131072  0.46 / 0.59 / 0.64, 0.50
+ *   64 x 2^20     0.32 / 0.58 / 0.63, 0.53
+ * Shorter batches keep the wide tiles (a 256-step tile would idle most of
+ * its rows) and, from 1024 channels, run them (4096 x 256: 0.63, the
+ * chain of states' measure). Fewer than 64 channels are not measured. */
+constexpr uint64_t LINREC_TIME_MAJOR_TILES_MIN_COUNT = 1024;
+constexpr uint64_t LINREC_TIME_MAJOR_NARROW_TILES_MIN_COUNT = 64;
+constexpr uint64_t LINREC_TIME_MAJOR_NARROW_TILES_MIN_LEN = 4096;
+constexpr int LINREC_CHANNEL_TILE_ROW_THREADS = 8;
 
 }  // namespace gp

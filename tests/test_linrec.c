@@ -335,12 +335,14 @@ END_TEST
 /* Batches: both layouts, shapes from one long sequence to many short ones
  * (on the CUDA backend every path of the plan; 130 x 2049 time-major:
  * channel tiles, three tiles along time, a partial channel group, scalar
- * loads; 260 x 4099 sequence-major: the sequence tiles' shorter shape,
+ * loads; 777 x 1028 time-major: channel tiles, 13 tiles along time, a
+ * partial last one and a partial group, vector loads; 260 x 4099 sequence-major: the sequence tiles' shorter shape,
  * partial tiles, scalar loads). */
 START_TEST(linrec_batch_layouts) {
   static const size_t shapes[][2] = {{1, 1},      {1, 1000},   {31, 33},    {256, 64},
                                      {4097, 3},   {33, 4096},  {100003, 2}, {7, 70001},
-                                     {1000, 129}, {65537, 1},  {130, 2049}, {4099, 260}};
+                                     {1000, 129}, {65537, 1},  {130, 2049}, {4099, 260},
+                                     {777, 1028}};
   for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
     for (int ti = 0; ti < 2; ti++)
       for (unsigned flags = 0; flags <= (GPU_REVERSE | GPU_TIME_MAJOR); flags++) {
@@ -393,6 +395,7 @@ START_TEST(linrec_same_bits) {
     const lr_case cases[] = {single_case(t, n, 0, false, false), single_case(t, n, GPU_REVERSE, false, false),
                              {LR_BATCH, t, n / 64, 64, NULL, 0, GPU_TIME_MAJOR, false, false},
                              {LR_BATCH, t, 64, n / 64, NULL, 0, GPU_TIME_MAJOR, false, false},
+                             {LR_BATCH, t, n / 1030, 1030, NULL, 0, GPU_TIME_MAJOR, false, false},
                              {LR_BATCH, t, n / 1000, 1000, NULL, 0, 0, false, false},
                              {LR_BATCH, t, 4100, n / 4100, NULL, 0, 0, false, false}};
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {

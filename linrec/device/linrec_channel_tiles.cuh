@@ -14,8 +14,8 @@
  *      the rows' pairs into each row's incoming state
  *   3. each thread runs h = a h + b over its steps from its row's state
  *
- * The look-back along time is linrec_state_lookback.cuh's, a thread per
- * channel.
+ * The look-back along time is linrec_fenwick_lookback.cuh's tree, a thread
+ * per channel.
  *
  * SHIFTED runs the backward pass on the same tiles: scanned in the
  * direction opposite to the forward's (p.reverse), over (a one step
@@ -24,7 +24,7 @@
  */
 #pragma once
 
-#include "linrec_state_lookback.cuh"
+#include "linrec_fenwick_lookback.cuh"
 #include "scan/device/tile_io.cuh"
 
 namespace gp {
@@ -140,7 +140,7 @@ __device__ __forceinline__ void run_channel_steps(const channel_tiles_args<T> &p
   }
 }
 
-template <typename Shape, bool SHIFTED, typename Lookback = state_chain_lookback, typename T>
+template <typename Shape, bool SHIFTED, typename Lookback = fenwick_lookback, typename T>
 __global__ void __launch_bounds__(CHANNEL_TILE_THREADS, 2) channels_lookback(channel_tiles_args<T> p) {
   using P = lr_pair<T>;
   constexpr int VEC = Shape::vec, LROW = Shape::lrow, ROWS = Shape::rows;

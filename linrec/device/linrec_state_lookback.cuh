@@ -3,9 +3,12 @@
  * for time-major batches, sequences_lookback for sequence-major ones): a
  * tile is a time chunk of one or more sequences, and tiles are taken in
  * order from a counter, so that the tile before a tile in time (`stride`
- * tiles earlier) is running or done.
+ * tiles earlier) is running or done. The entries and their words are
+ * shared by both policies the kernels take: this file's chain of states
+ * (sequences_lookback's) and linrec_fenwick_lookback.cuh's tree
+ * (channels_lookback's).
  *
- * Each tile publishes, per sequence, its aggregate (A, B) as soon as its
+ * The chain of states: each tile publishes, per sequence, its aggregate (A, B) as soon as its
  * data is folded, and its outgoing state once it has its incoming one. A
  * tile's incoming state: the nearest earlier tile in time whose outgoing
  * state is published (h0 where none is), then the aggregates of the tiles
@@ -99,7 +102,7 @@ __device__ inline T incoming_state(const state_lookback &l, int width, uint64_t 
  * and sequence, by one thread, with the tile's aggregate; publishes what
  * later tiles need (nothing from the last tile in time: no tile follows it)
  * and returns the state before the tile. Kernels take the look-back as a
- * policy of this shape (bench/ times others).
+ * policy of this shape (linrec_fenwick_lookback.cuh has the other).
  */
 struct state_chain_lookback {
   template <typename T>

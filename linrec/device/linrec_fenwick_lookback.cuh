@@ -1,8 +1,8 @@
 /*
- * A look-back policy for the one-pass batch kernels (channels_lookback,
- * sequences_lookback), bench-only: a binary Fenwick tree over each
- * sequence's time tiles instead of linrec_state_lookback.cuh's chain of
- * states.
+ * The look-back along time of the time-major channel tiles
+ * (channels_lookback): a binary Fenwick tree over each channel's time
+ * tiles. (sequences_lookback takes linrec_state_lookback.cuh's chain of
+ * states; bench/ times each kernel with the other policy.)
  *
  * Time tile u owns one node: the fold of tiles u + 1 - 2^j .. u, j being
  * the number of trailing one bits of u (so even tiles' nodes are their own
@@ -13,21 +13,19 @@
  * at once where j = 0.
  *
  * Why: with the chain of states a tile finds the nearest published state
- * and applies every aggregate after it, so where one sequence's tiles are
- * in flight together (few sequences or channel groups) each tile walks
- * back through all of them, a load round per 8. Here a tile loads
- * popcount(k) nodes at most (14 at 2^14 tiles a sequence), all in flight
- * together, and a node waits on no state, only on nodes of earlier tiles
- * at halving distances.
+ * and applies every aggregate after it, so where one channel group's tiles
+ * are in flight together (few groups) each tile walks back through all of
+ * them, a load round per 8. Here a tile loads popcount(k) nodes at most
+ * (14 at 2^14 tiles a channel), all in flight together, and a node waits
+ * on no state, only on nodes of earlier tiles at halving distances.
  *
  * Every fold is fixed by the tile indices, so h has the same bits on every
- * run (not those of the chain of states: the association differs). Nodes
- * sit in the aggregate slot of linrec_state_lookback.cuh's entries, so the
- * launch and its words are the library's.
+ * run. Nodes sit in the aggregate slot of linrec_state_lookback.cuh's
+ * entries, so both policies share the launch and its words.
  */
 #pragma once
 
-#include "linrec/device/linrec_state_lookback.cuh"
+#include "linrec_state_lookback.cuh"
 
 namespace gp {
 
@@ -36,7 +34,7 @@ struct fenwick_lookback {
   __device__ static T tile_state(const state_lookback &l, int width, uint64_t tile, uint64_t k, int sequence,
                                  lr_pair<T> aggregate, T initial, bool last) {
     using P = lr_pair<T>;
-    constexpr int LOOK = 8;
+    constexpr int LOOK = 32 / int(sizeof(T)); /* 8 in f32, 4 in f64: what fits unspilled */
     /* The node of time tile u <= k of this sequence. */
     auto node = [&](uint64_t u) {
       return state_entry<T>(l, width, tile - (k - u) * l.stride, sequence) + tagged<T>::WORDS;
