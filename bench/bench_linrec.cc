@@ -18,14 +18,14 @@
 //                        512 threads of 8 items; walk1024x8, walk1024x4;
 //                        bench-only, linrec_sequence_walk.cuh), with rows
 //                        at 128 and 512 sequences where they cross;
-//                        from 4096 steps also the one-pass tiles with the
-//                        other look-back policy than the library's
-//                        (bench-only): tm/ chain (channel tiles with the
-//                        chain of states), sm/ fen4k and fen2k (sequence
-//                        tiles with the Fenwick tree), and tm/ the channel
-//                        tiles 128 and 64 channels wide (w128, w64; the
-//                        library's: 32 from 4096 steps), with rows at 128
-//                        and 512 channels too;
+//                        from 4096 steps also the one-pass tiles with a
+//                        look-back policy forced: tm/ chain and tree (channel
+//                        tiles 32 channels wide with the chain of states or
+//                        the Fenwick tree; the library takes one by the
+//                        count), sm/ fen4k and fen2k (sequence tiles with the
+//                        tree; bench-only), and tm/ the channel tiles 128
+//                        and 64 channels wide with the tree (w128, w64;
+//                        bench-only), with rows at 128 and 512 channels too;
 //                        then short sequence-major sequences, where the
 //                        channel and look-back paths cross
 //   bwd/tm/<C>x<T>, bwd/sm/<C>x<T>  the backward pass of a batch
@@ -88,7 +88,7 @@ void timed_tiles(void *p) {
   data *d = static_cast<data *>(p);
   linrec_gpuprim_path(4, d->a, d->b, d->h, d->len, d->count, d->time_major);
 }
-// The path in data (a forced shape or bench-only variant, cub_linrec_shim.h: paths 5 to 13).
+// The path in data (a forced shape or bench-only variant, cub_linrec_shim.h: paths 5 to 14).
 void timed_path(void *p) {
   data *d = static_cast<data *>(p);
   linrec_gpuprim_path(d->path, d->a, d->b, d->h, d->len, d->count, d->time_major);
@@ -160,7 +160,7 @@ std::string check(data &d) {
   } else {
     linrec_plain_loop(d.a, d.b, want, d.len, d.count, d.time_major);
   }
-  for (int path = 0; path <= 13; path++) {
+  for (int path = 0; path <= 14; path++) {
     if (d.count == 1 ? path >= 2 : path == 1 || (path == 2 && d.time_major)) continue;
     if (path >= 5 && path != 10 && path <= 11 && d.time_major) continue;
     if (path >= 12 && !d.time_major) continue;
@@ -203,9 +203,9 @@ void linrec_benchmark(benchmark::State &state, std::string name, size_t len, siz
   static const char *const shape_names[] = {"tiles4k", "tiles2k", "walk512x8", "walk1024x8", "walk1024x4"};
   constexpr int SHAPES = 5;
   data shaped[SHAPES] = {d, d, d, d, d};
-  // The tiles with the other look-back policy (paths 10 and 11), the wider channel tiles (12, 13).
-  data other[2] = {d, d}, wide[2] = {d, d};
-  other[0].path = 10, other[1].path = 11, wide[0].path = 12, wide[1].path = 13;
+  // The tiles with a look-back policy forced (paths 10, 11 and 14), the wider channel tiles (12, 13).
+  data other[2] = {d, d}, wide[2] = {d, d}, tree = d;
+  other[0].path = 10, other[1].path = 11, wide[0].path = 12, wide[1].path = 13, tree.path = 14;
   size_t loop = SIZE_MAX;
   time_as(timed_plan, "gpuprim", &d);
   if (count == 1) {
@@ -216,6 +216,7 @@ void linrec_benchmark(benchmark::State &state, std::string name, size_t len, siz
     if (!time_major) time_as(timed_segments, "lookback", &d);
     if (time_major && len >= 4096) {
       time_as(timed_path, "chain", &other[0]);
+      time_as(timed_path, "tree", &tree);
       time_as(timed_path, "w128", &wide[0]);
       time_as(timed_path, "w64", &wide[1]);
     }

@@ -158,8 +158,8 @@ int sequence_tiles_at(const float *a, const float *b, float *h, const gp_linrec_
 }
 
 /* The time-major channel tiles LROW threads (LROW x 4 channels) wide, with
- * a look-back policy (the library: 8 threads wide from 4096 steps, the
- * Fenwick tree). */
+ * a look-back policy (the library's from 4096 steps: 8 threads wide, the
+ * policy by the count of groups). */
 template <int LROW, typename Lookback = gp::fenwick_lookback>
 int channel_tiles_at(const float *a, const float *b, float *h, const gp_linrec_shape &s) {
   using Shape = gp::channel_tile_shape<float, LROW, gp::LINREC_CHANNEL_TILE_STEPS>;
@@ -200,6 +200,7 @@ extern "C" int linrec_gpuprim_path(int path, const float *a, const float *b, flo
     return channel_tiles_at<gp::LINREC_CHANNEL_TILE_ROW_THREADS, gp::state_chain_lookback>(a, b, h, s);
   if (path == 12 && time_major) return channel_tiles_at<32>(a, b, h, s);
   if (path == 13 && time_major) return channel_tiles_at<16>(a, b, h, s);
+  if (path == 14 && time_major) return channel_tiles_at<gp::LINREC_CHANNEL_TILE_ROW_THREADS>(a, b, h, s);
   if (path >= 12) return GPU_ERR_UNSUPPORTED;
   if (path >= 5 && time_major) return GPU_ERR_UNSUPPORTED;
   if (path == 5) return sequence_tiles_at<gp::linrec_tuning<4>::sequence_tiles>(a, b, h, s);

@@ -45,13 +45,13 @@ float linrec_max_difference_plain(const float *x, const float *y, size_t n);
  * linrec_tuning's sequence_tiles, 6 its sequence_tiles_many; and the
  * sequence walk (linrec_sequence_walk.cuh, bench-only) whatever the
  * count: 7 at 512 threads x 8 items, 8 at 1024 x 8, 9 at 1024 x 4; the
- * one-pass tiles with the other look-back policy than the library's: 10
- * time-major channel tiles 32 channels wide with the chain of states
+ * one-pass tiles with a look-back policy forced: 10 time-major channel
+ * tiles 32 channels wide with the chain of states
  * (linrec_state_lookback.cuh), or sequence-major tiles of sequence_tiles'
  * shape with the Fenwick tree (linrec_fenwick_lookback.cuh), 11
  * (sequence-major) of sequence_tiles_many's; time-major only, the channel
- * tiles wider than the library's 32 channels from 4096 steps: 12 128
- * channels, 13 64. Returns a gpu_status. */
+ * tiles with the Fenwick tree at 128 channels wide (12), 64 (13) and 32
+ * (14; the library's width from 4096 steps). Returns a gpu_status. */
 int linrec_gpuprim_path(int path, const float *a, const float *b, float *h, size_t len, size_t count, int time_major);
 /* gpuprim's backward pass of a batch (gpu_linrec_backward_batch, h0 NULL,
  * forward not reversed) along the same paths, 2 to 4 as above. */

@@ -208,16 +208,19 @@ gpu_status launch_channel_tiles(const char *fn, const T *a, const T *b, T *h, co
                                });
 }
 
-/* The channel tiles at the width linrec_tuning.h takes for the batch's
- * length: narrow from LINREC_TIME_MAJOR_NARROW_TILES_MIN_LEN steps. */
+/* The channel tiles at the width and look-back linrec_tuning.h takes for
+ * the batch: narrow from LINREC_TIME_MAJOR_NARROW_TILES_MIN_LEN steps,
+ * with the chain of states from LINREC_CHANNEL_CHAIN_MIN_GROUPS groups. */
 template <bool SHIFTED = false, typename T>
 gpu_status launch_channel_tiles_for(const char *fn, const T *a, const T *b, T *h, const T *h0, const gp_linrec_shape &s,
                                     bool reverse, cudaStream_t stream, backward_gradients<T> grad = {}) {
   using narrow = channel_tile_shape<T, LINREC_CHANNEL_TILE_ROW_THREADS, LINREC_CHANNEL_TILE_STEPS>;
   using wide = channel_tile_shape<T, 32, LINREC_CHANNEL_TILE_STEPS>;
-  if (s.len >= LINREC_TIME_MAJOR_NARROW_TILES_MIN_LEN)
-    return launch_channel_tiles<narrow, SHIFTED>(fn, a, b, h, h0, s, reverse, stream, grad);
-  return launch_channel_tiles<wide, SHIFTED>(fn, a, b, h, h0, s, reverse, stream, grad);
+  if (s.len < LINREC_TIME_MAJOR_NARROW_TILES_MIN_LEN)
+    return launch_channel_tiles<wide, SHIFTED>(fn, a, b, h, h0, s, reverse, stream, grad);
+  if ((s.count + narrow::width - 1) / narrow::width >= LINREC_CHANNEL_CHAIN_MIN_GROUPS)
+    return launch_channel_tiles<narrow, SHIFTED, state_chain_lookback>(fn, a, b, h, h0, s, reverse, stream, grad);
+  return launch_channel_tiles<narrow, SHIFTED>(fn, a, b, h, h0, s, reverse, stream, grad);
 }
 
 /* The one-pass path over a sequence-major batch (a tile of Shape per

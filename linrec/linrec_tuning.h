@@ -124,11 +124,22 @@ constexpr uint64_t LINREC_SEQ_MAJOR_SHORT_TILES_MIN_COUNT = 256;
  *   128 x 131072  0.46 / 0.59 / 0.64, 0.50
  *   64 x 2^20     0.32 / 0.58 / 0.63, 0.53
  * Shorter batches keep the wide tiles (a 256-step tile would idle most of
- * its rows) and, from 1024 channels, run them (4096 x 256: 0.63, the
- * chain of states' measure). Fewer than 64 channels are not measured. */
+ * its rows) and, from 1024 channels, run them (4096 x 256: 0.66). Fewer
+ * than 64 channels are not measured. */
 constexpr uint64_t LINREC_TIME_MAJOR_TILES_MIN_COUNT = 1024;
 constexpr uint64_t LINREC_TIME_MAJOR_NARROW_TILES_MIN_COUNT = 64;
 constexpr uint64_t LINREC_TIME_MAJOR_NARROW_TILES_MIN_LEN = 4096;
 constexpr int LINREC_CHANNEL_TILE_ROW_THREADS = 8;
+/* Narrow channel tiles of at least this many channel groups look back
+ * along the chain of states (linrec_state_lookback.cuh), fewer along the
+ * Fenwick tree (linrec_fenwick_lookback.cuh; the wide tiles always): with
+ * many groups a tile's predecessor in time took its index long before and
+ * has usually published its state, one load away, where the tree loads a
+ * node per set bit of the tile's index. Measured on the H100, f32 forward,
+ * 32 channels a group, chain / tree, of a copy: 4096 x 4096 0.91 / 0.80,
+ * 2048 x 8192 0.85 / 0.78, 1024 x 16384 0.81 / 0.76, 512 x 32768 0.75 /
+ * 0.73, 256 x 65536 0.52 / 0.68, 128 x 131072 0.30 / 0.65, 64 x 2^20 0.16
+ * / 0.62. */
+constexpr uint64_t LINREC_CHANNEL_CHAIN_MIN_GROUPS = 16;
 
 }  // namespace gp

@@ -336,13 +336,15 @@ END_TEST
  * (on the CUDA backend every path of the plan; 130 x 2049 time-major:
  * channel tiles, three tiles along time, a partial channel group, scalar
  * loads; 777 x 1028 time-major: channel tiles, 13 tiles along time, a
- * partial last one and a partial group, vector loads; 260 x 4099 sequence-major: the sequence tiles' shorter shape,
- * partial tiles, scalar loads). */
+ * partial last one and a partial group, vector loads; 4099 x 260 and
+ * 4097 x 513 time-major: narrow channel tiles, the Fenwick tree (f32 at
+ * 260) and the chain of states (the rest); 260 x 4099 sequence-major:
+ * the sequence tiles' shorter shape, partial tiles, scalar loads). */
 START_TEST(linrec_batch_layouts) {
   static const size_t shapes[][2] = {{1, 1},      {1, 1000},   {31, 33},    {256, 64},
                                      {4097, 3},   {33, 4096},  {100003, 2}, {7, 70001},
                                      {1000, 129}, {65537, 1},  {130, 2049}, {4099, 260},
-                                     {777, 1028}};
+                                     {777, 1028}, {4097, 513}};
   for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
     for (int ti = 0; ti < 2; ti++)
       for (unsigned flags = 0; flags <= (GPU_REVERSE | GPU_TIME_MAJOR); flags++) {

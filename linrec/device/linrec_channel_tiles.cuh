@@ -14,8 +14,9 @@
  *      the rows' pairs into each row's incoming state
  *   3. each thread runs h = a h + b over its steps from its row's state
  *
- * The look-back along time is linrec_fenwick_lookback.cuh's tree, a thread
- * per channel.
+ * The look-back along time is a policy, a thread per channel:
+ * linrec_fenwick_lookback.cuh's tree, or linrec_state_lookback.cuh's chain
+ * of states where channel groups are many (linrec_tuning.h).
  *
  * SHIFTED runs the backward pass on the same tiles: scanned in the
  * direction opposite to the forward's (p.reverse), over (a one step

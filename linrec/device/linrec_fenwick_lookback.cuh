@@ -1,8 +1,9 @@
 /*
- * The look-back along time of the time-major channel tiles
- * (channels_lookback): a binary Fenwick tree over each channel's time
- * tiles. (sequences_lookback takes linrec_state_lookback.cuh's chain of
- * states; bench/ times each kernel with the other policy.)
+ * A look-back along time for the time-major channel tiles
+ * (channels_lookback, where channel groups are few: linrec_tuning.h): a
+ * binary Fenwick tree over each channel's time tiles. (The other policy is
+ * linrec_state_lookback.cuh's chain of states; bench/ times each kernel
+ * with both.)
  *
  * Time tile u owns one node: the fold of tiles u + 1 - 2^j .. u, j being
  * the number of trailing one bits of u (so even tiles' nodes are their own

@@ -5,8 +5,9 @@
  * order from a counter, so that the tile before a tile in time (`stride`
  * tiles earlier) is running or done. The entries and their words are
  * shared by both policies the kernels take: this file's chain of states
- * (sequences_lookback's) and linrec_fenwick_lookback.cuh's tree
- * (channels_lookback's).
+ * (sequences_lookback's, and channels_lookback's where channel groups are
+ * many) and linrec_fenwick_lookback.cuh's tree (channels_lookback's where
+ * they are few).
  *
  * The chain of states: each tile publishes, per sequence, its aggregate (A, B) as soon as its
  * data is folded, and its outgoing state once it has its incoming one. A
