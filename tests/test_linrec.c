@@ -395,6 +395,7 @@ START_TEST(linrec_same_bits) {
     lr_fill_uniform(ha, n, t, -1, 1);
     lr_fill_uniform(hb, n, t, -1, 1);
     const lr_case cases[] = {single_case(t, n, 0, false, false), single_case(t, n, GPU_REVERSE, false, false),
+                             {LR_BATCH, t, n / 32, 32, NULL, 0, GPU_TIME_MAJOR, false, false},
                              {LR_BATCH, t, n / 64, 64, NULL, 0, GPU_TIME_MAJOR, false, false},
                              {LR_BATCH, t, 64, n / 64, NULL, 0, GPU_TIME_MAJOR, false, false},
                              {LR_BATCH, t, n / 1030, 1030, NULL, 0, GPU_TIME_MAJOR, false, false},

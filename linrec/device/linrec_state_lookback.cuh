@@ -9,16 +9,16 @@
  * many) and linrec_fenwick_lookback.cuh's tree (channels_lookback's where
  * they are few).
  *
- * The chain of states: each tile publishes, per sequence, its aggregate (A, B) as soon as its
- * data is folded, and its outgoing state once it has its incoming one. A
- * tile's incoming state: the nearest earlier tile in time whose outgoing
- * state is published (h0 where none is), then the aggregates of the tiles
- * after it, oldest first, each applied as s := A s + B. The state before
- * time tile k is then always the same loop over the aggregates of tiles
- * 0 .. k-1 from h0, whichever tile's state was found: aggregates are never
- * folded with each other across tiles, so timing changes no bits. A tile
- * waits only on aggregates of tiles that took their index earlier, and
- * those wait on nothing.
+ * The chain of states: each tile publishes, per sequence, its aggregate
+ * (A, B) as soon as its data is folded, and its outgoing state once it has
+ * its incoming one. A tile's incoming state: the nearest earlier tile in
+ * time whose outgoing state is published (h0 where none is), then the
+ * aggregates of the tiles after it, oldest first, each applied as s := A s
+ * + B. The state before time tile k is then always the same loop over the
+ * aggregates of tiles 0 .. k-1 from h0, whichever tile's state was found:
+ * aggregates are never folded with each other across tiles, so timing
+ * changes no bits. A tile waits only on aggregates of tiles that took
+ * their index earlier, and those wait on nothing.
  *
  * Entries are tagged words (scan/device/lookback.cuh), per tile and
  * sequence: the outgoing state, then A, then B.
