@@ -150,6 +150,16 @@ void time_row(const std::vector<bench_fn> &fns, const std::vector<void *> &args,
   if (loop < fns.size()) bench_medians_us(1, &fns[loop], &args[loop], 1, reps < 5 ? reps : 5, &us[loop]);
 }
 
+// Whether a forced path takes the shape (cub_linrec_shim.h): one sequence, paths 0 and 1; a batch, every
+// path but 1, with 2, 5 to 9 and 11 sequence-major only and 12 to 14 time-major only.
+bool path_applies(int path, const data &d) {
+  if (d.count == 1) return path <= 1;
+  if (path == 1) return false;
+  if (path == 2) return !d.time_major;
+  if (path <= 4 || path == 10) return true;
+  return d.time_major == (path >= 12);
+}
+
 // Checks gpuprim (the plan's path, then each forced one) against CUB or the loop; "" when all agree.
 std::string check(data &d) {
   const size_t n = d.len * d.count;
@@ -161,9 +171,7 @@ std::string check(data &d) {
     linrec_plain_loop(d.a, d.b, want, d.len, d.count, d.time_major);
   }
   for (int path = 0; path <= 14; path++) {
-    if (d.count == 1 ? path >= 2 : path == 1 || (path == 2 && d.time_major)) continue;
-    if (path >= 5 && path != 10 && path <= 11 && d.time_major) continue;
-    if (path >= 12 && !d.time_major) continue;
+    if (!path_applies(path, d)) continue;
     bench_poison(d.h, n * 4);
     const int s = linrec_gpuprim_path(path, d.a, d.b, d.h, d.len, d.count, d.time_major);
     if (s != GPU_OK) return "path " + std::to_string(path) + ": " + gpu_last_error();

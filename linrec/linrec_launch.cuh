@@ -195,7 +195,7 @@ gpu_status launch_with_states(const char *fn, const char *kernel, const gp_linre
 template <typename Shape, bool SHIFTED = false, typename Lookback = fenwick_lookback, typename T>
 gpu_status launch_channel_tiles(const char *fn, const T *a, const T *b, T *h, const T *h0, const gp_linrec_shape &s,
                                 bool reverse, cudaStream_t stream, backward_gradients<T> grad = {}) {
-  const uint64_t groups = (s.count + Shape::width - 1) / Shape::width;
+  const uint64_t groups = Shape::groups(s.count);
   const uint64_t tiles = groups * ((s.len + Shape::tile_steps - 1) / Shape::tile_steps);
   const bool vector_ok = s.count % Shape::vec == 0 && aligned16(a, b, h, grad.h_fwd, grad.da);
   return launch_with_states<T>(fn, "channels_lookback", s, tiles, Shape::width, groups,
@@ -218,7 +218,7 @@ gpu_status launch_channel_tiles_for(const char *fn, const T *a, const T *b, T *h
   using wide = channel_tile_shape<T, 32, LINREC_CHANNEL_TILE_STEPS>;
   if (s.len < LINREC_TIME_MAJOR_NARROW_TILES_MIN_LEN)
     return launch_channel_tiles<wide, SHIFTED>(fn, a, b, h, h0, s, reverse, stream, grad);
-  if ((s.count + narrow::width - 1) / narrow::width >= LINREC_CHANNEL_CHAIN_MIN_GROUPS)
+  if (narrow::groups(s.count) >= LINREC_CHANNEL_CHAIN_MIN_GROUPS)
     return launch_channel_tiles<narrow, SHIFTED, state_chain_lookback>(fn, a, b, h, h0, s, reverse, stream, grad);
   return launch_channel_tiles<narrow, SHIFTED>(fn, a, b, h, h0, s, reverse, stream, grad);
 }

@@ -53,6 +53,8 @@ template <typename T, int LROW, int STEPS> struct channel_tile_shape {
   static constexpr int width = LROW * vec;
   static constexpr int rows = CHANNEL_TILE_THREADS / LROW;
   static constexpr int tile_steps = rows * STEPS;
+  /* Groups of `width` channels that cover `count`. */
+  static constexpr uint64_t groups(uint64_t count) { return (count + width - 1) / width; }
 };
 
 /* Physical index of scan-order step i of channel c. */
