@@ -11,13 +11,13 @@
 //                        plain loop kernel (a thread per channel, one load
 //                        in flight);
 //                        sequence-major from 4096 steps also the sequence
-//                        tiles forced to each of the library's shapes
-//                        (tiles4k: 4096 steps a tile, tiles2k: 2048, the
-//                        one the plan takes from 256 sequences) and the
-//                        sequence walk at each of three shapes (walk512x8:
-//                        512 threads of 8 items; walk1024x8, walk1024x4;
-//                        bench-only, linrec_sequence_walk.cuh), with rows
-//                        at 128 and 512 sequences where they cross;
+//                        tiles forced to a shape (tiles4k: the library's,
+//                        4096 steps a tile; tiles2k: 2048 at four blocks an
+//                        SM, bench-only) and the sequence walk at each of
+//                        three shapes (walk512x8: 512 threads of 8 items,
+//                        the library's from 512 sequences; walk1024x8, the
+//                        library's from 128; walk1024x4, bench-only), with
+//                        rows at 128 and 512 sequences where they cross;
 //                        from 4096 steps also the one-pass tiles with a
 //                        look-back policy forced: tm/ chain and tree (channel
 //                        tiles 32 channels wide with the chain of states or
@@ -346,7 +346,7 @@ void register_all(bool quick) {
           true);
     }
   if (quick) return;
-  // Where the sequence tiles' two shapes cross (LINREC_SEQ_MAJOR_SHORT_TILES_MIN_COUNT), and the time-major
+  // Where the sequence walk's shapes and the sequence tiles cross (LINREC_SEQ_MAJOR_WALK_*), and the time-major
   // channel tiles and three passes (LINREC_TIME_MAJOR_TILES_MIN_COUNT), at 2^24 elements.
   for (size_t count : {128, 512}) {
     const size_t len = (size_t(1) << 24) / count;

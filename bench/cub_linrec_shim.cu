@@ -5,7 +5,6 @@
 #include "cub_linrec_shim.h"
 #include "cub_shim.h"
 #include "linrec/linrec_launch.cuh"
-#include "linrec_sequence_walk.cuh"
 
 namespace {
 
@@ -168,26 +167,14 @@ int channel_tiles_at(const float *a, const float *b, float *h, const gp_linrec_s
                                                               static_cast<cudaStream_t>(gp_stream())));
 }
 
-/* The sequence walk (linrec_sequence_walk.cuh) at one shape: as many
- * persistent blocks as are resident at once, at most one per sequence.
- * It needs only the tile state's counter (no words): each block takes one
- * index past the last sequence, count + grid in all. */
+/* The sequence walk at one shape, whatever the count. */
 template <typename Shape> int sequence_walk_at(const float *a, const float *b, float *h, const gp_linrec_shape &s) {
-  static const char fn[] = "bench";
-  constexpr auto kernel = gp::sequences_walk<Shape, false, float>;
-  constexpr size_t smem = gp::walk_stages<float, Shape, false>::SHARED_BYTES;
-  const gpu_status st = gp::allow_shared_memory<kernel>(fn, Shape::threads, smem);
-  if (st != GPU_OK) return int(st);
-  const unsigned resident = gp::resident_blocks<kernel>(Shape::threads, smem);
-  const unsigned grid = unsigned(s.count < resident ? s.count : resident);
-  const bool vector_ok = s.len % Shape::vec == 0 && gp::aligned16(a, b, h);
-  return int(gp::launch_with_states<float>(
-      fn, "sequences_walk", s, s.count + grid, 0, 0,
-      [&](gp::state_lookback states, unsigned long long *counter, unsigned long long base) {
-        const gp::sequence_tiles_args<float> p{a, b, h, nullptr, s.len, s.count, states, counter, base, vector_ok, {}};
-        kernel<<<grid, Shape::threads, smem, static_cast<cudaStream_t>(gp_stream())>>>(p);
-      }));
+  return int(gp::launch_sequence_walk<float, false, Shape>("bench", a, b, h, nullptr, s,
+                                                           static_cast<cudaStream_t>(gp_stream())));
 }
+
+/* The sequence tiles half as long at four blocks an SM (bench-only). */
+using sequence_tiles_2k = gp::linrec_tile_shape<256, 2, 4, 4>;
 
 }  // namespace
 
@@ -204,13 +191,13 @@ extern "C" int linrec_gpuprim_path(int path, const float *a, const float *b, flo
   if (path >= 12) return GPU_ERR_UNSUPPORTED;
   if (path >= 5 && time_major) return GPU_ERR_UNSUPPORTED;
   if (path == 5) return sequence_tiles_at<gp::linrec_tuning<4>::sequence_tiles>(a, b, h, s);
-  if (path == 6) return sequence_tiles_at<gp::linrec_tuning<4>::sequence_tiles_many>(a, b, h, s);
-  if (path == 7) return sequence_walk_at<gp::linrec_tile_shape<512, 2, 4, 2, true>>(a, b, h, s);
-  if (path == 8) return sequence_walk_at<gp::linrec_tile_shape<1024, 2, 4, 1, true>>(a, b, h, s);
+  if (path == 6) return sequence_tiles_at<sequence_tiles_2k>(a, b, h, s);
+  if (path == 7) return sequence_walk_at<gp::linrec_tuning<4>::sequence_walk>(a, b, h, s);
+  if (path == 8) return sequence_walk_at<gp::linrec_tuning<4>::sequence_walk_long>(a, b, h, s);
   if (path == 9) return sequence_walk_at<gp::linrec_tile_shape<1024, 1, 4, 1, true>>(a, b, h, s);
   if (path == 10) return sequence_tiles_at<gp::linrec_tuning<4>::sequence_tiles, gp::fenwick_lookback>(a, b, h, s);
   if (path == 11)
-    return sequence_tiles_at<gp::linrec_tuning<4>::sequence_tiles_many, gp::fenwick_lookback>(a, b, h, s);
+    return sequence_tiles_at<sequence_tiles_2k, gp::fenwick_lookback>(a, b, h, s);
   return int(gp::linrec_run<float>(plan, a, b, h, s, static_cast<cudaStream_t>(gp_stream())));
 }
 

@@ -39,17 +39,17 @@ float linrec_max_difference_plain(const float *x, const float *y, size_t n);
 /* gpuprim's forward pass over len x count (count 1: one sequence) along a
  * path: 0 the plan's, 1 look-back (one sequence), 2 look-back over start
  * flags (sequence-major), 3 channels (three passes), 4 one-pass tiles
- * (time-major: channel tiles; sequence-major: sequence tiles of the shape
- * the plan takes for the count); sequence-major only, the forward sequence
- * tiles forced to one of the library's two shapes whatever the count: 5
- * linrec_tuning's sequence_tiles, 6 its sequence_tiles_many; and the
- * sequence walk (linrec_sequence_walk.cuh, bench-only) whatever the
- * count: 7 at 512 threads x 8 items, 8 at 1024 x 8, 9 at 1024 x 4; the
- * one-pass tiles with a look-back policy forced: 10 time-major channel
- * tiles 32 channels wide with the chain of states
+ * (time-major: channel tiles; sequence-major: the sequence walk or tiles
+ * the plan takes for the count); sequence-major only, whatever the count,
+ * the forward sequence tiles at 5 linrec_tuning's sequence_tiles, 6 tiles
+ * of 2048 steps at four blocks an SM (bench-only), and the sequence walk
+ * (linrec_sequence_walk.cuh) at 7 linrec_tuning's sequence_walk (512
+ * threads x 8 items), 8 its sequence_walk_long (1024 x 8), 9 at 1024 x 4
+ * (bench-only); the one-pass tiles with a look-back policy forced: 10
+ * time-major channel tiles 32 channels wide with the chain of states
  * (linrec_state_lookback.cuh), or sequence-major tiles of sequence_tiles'
  * shape with the Fenwick tree (linrec_fenwick_lookback.cuh), 11
- * (sequence-major) of sequence_tiles_many's; time-major only, the channel
+ * (sequence-major) of path 6's; time-major only, the channel
  * tiles with the Fenwick tree at 128 channels wide (12), 64 (13) and 32
  * (14; the library's width from 4096 steps). Returns a gpu_status. */
 int linrec_gpuprim_path(int path, const float *a, const float *b, float *h, size_t len, size_t count, int time_major);

@@ -15,6 +15,7 @@
 #include "device/linrec_channel_tiles.cuh"
 #include "device/linrec_channels.cuh"
 #include "device/linrec_sequence_tiles.cuh"
+#include "device/linrec_sequence_walk.cuh"
 #include "device/linrec_tiles.cuh"
 #include "linrec_internal.h"
 #include "linrec_tuning.h"
@@ -243,14 +244,44 @@ gpu_status launch_sequence_tiles(const char *fn, const T *a, const T *b, T *h, c
                                });
 }
 
-/* The forward sequence tiles: shorter tiles where sequences are many
- * (LINREC_SEQ_MAJOR_SHORT_TILES_MIN_COUNT). */
+/* The forward sequence walk (linrec_sequence_walk.cuh) at Shape: as many
+ * persistent blocks as are resident at once, at most one per sequence;
+ * each takes one counter index past the last sequence (count + grid in
+ * all, and no look-back words). */
+template <typename T, bool REVERSE, typename Shape>
+gpu_status launch_sequence_walk(const char *fn, const T *a, const T *b, T *h, const T *h0, const gp_linrec_shape &s,
+                                cudaStream_t stream) {
+  constexpr auto kernel = sequences_walk<Shape, REVERSE, T>;
+  constexpr size_t smem = walk_stages<T, Shape, REVERSE>::SHARED_BYTES;
+  const gpu_status st = allow_shared_memory<kernel>(fn, Shape::threads, smem);
+  if (st != GPU_OK) return st;
+  const unsigned resident = resident_blocks<kernel>(Shape::threads, smem);
+  if (resident == 0) return gp_fail(GPU_ERR_UNSUPPORTED, "%s: the sequence walk does not fit this device", fn);
+  const unsigned grid = unsigned(s.count < resident ? s.count : resident);
+  const bool vector_ok = s.len % Shape::vec == 0 && aligned16(a, b, h);
+  return launch_with_states<T>(fn, "sequences_walk", s, s.count + grid, 0, 0,
+                               [&](state_lookback states, unsigned long long *counter, unsigned long long base) {
+                                 const sequence_tiles_args<T> p{a,       b,    h,         h0,   s.len, s.count,
+                                                                states,  counter, base, vector_ok, {}};
+                                 kernel<<<grid, Shape::threads, smem, stream>>>(p);
+                               });
+}
+
+/* The forward pass of a sequence-major batch from LINREC_SEQ_MAJOR_TILES_MIN_LEN
+ * steps: the f32 walk where sequences are many (linrec_tuning.h), else the
+ * sequence tiles. */
 template <typename T, bool REVERSE>
 gpu_status launch_sequence_tiles_forward(const char *fn, const T *a, const T *b, T *h, const T *h0,
                                          const gp_linrec_shape &s, cudaStream_t stream) {
-  using many = typename linrec_tuning<sizeof(T)>::sequence_tiles_many;
-  if (s.count >= LINREC_SEQ_MAJOR_SHORT_TILES_MIN_COUNT)
-    return launch_sequence_tiles<T, REVERSE, false, many>(fn, a, b, h, h0, s, stream);
+  if constexpr (sizeof(T) == 4) {
+    using walk = typename linrec_tuning<4>::sequence_walk;
+    using walk_long = typename linrec_tuning<4>::sequence_walk_long;
+    if (s.count >= LINREC_SEQ_MAJOR_WALK_MANY_COUNT ||
+        (s.count >= LINREC_SEQ_MAJOR_WALK_MIN_COUNT && s.len < walk_long::tile_items))
+      return launch_sequence_walk<T, REVERSE, walk>(fn, a, b, h, h0, s, stream);
+    if (s.count >= LINREC_SEQ_MAJOR_WALK_MIN_COUNT)
+      return launch_sequence_walk<T, REVERSE, walk_long>(fn, a, b, h, h0, s, stream);
+  }
   return launch_sequence_tiles<T, REVERSE>(fn, a, b, h, h0, s, stream);
 }
 

@@ -36,13 +36,22 @@ struct linrec_tile_shape : tile_shape<THREADS, ROWS, VEC> {
  * sequences): a tile of `tiles`' size; forward in f32 at three blocks an
  * SM (80 registers, 60 bytes spilled), 3-16% faster than two on the H100
  * from 4096 x 4096 to 64 x 2^20 (bench_linrec's sm/ rows); the backward
- * (SHIFTED, 109-112 registers at two) keeps two. With at least
- * LINREC_SEQ_MAJOR_SHORT_TILES_MIN_COUNT sequences the f32 forward takes
- * `sequence_tiles_many`: tiles half as long at four blocks an SM (64
- * registers, none spilled). On the H100 they are 7-11% faster than the
- * longer tiles from 256 sequences (2^24 elements), but 7% slower at 128
- * and 20% at 64, where a sequence's chain of tiles has twice the links and
- * a tile's predecessor is usually still in flight.
+ * (SHIFTED, 109-112 registers at two) keeps two.
+ *
+ * The sequence walk (sequences_walk, the f32 forward of sequence-major
+ * batches of many long sequences): persistent blocks each walking whole
+ * sequences through three stages of bulk copies, the row scans held
+ * (64 registers, none spilled). `sequence_walk`: 512 threads of 8 items
+ * (4096-item tiles, 3 x 32 KiB of stages), two blocks an SM;
+ * `sequence_walk_long`: 1024 threads of 8 (8192-item tiles, 192 KiB), one
+ * block an SM, so that 128 sequences fill 128 of 132 SMs. Measured on the
+ * H100, f32, of a copy (bench_linrec's sm/ rows, 2^24 elements), the
+ * sequence tiles at the shape the plan took before / walk 512x8 / walk
+ * 1024x8: 4096 x 4096 0.87 / 0.95 / 0.45 (a sequence is half of the
+ * longer walk's tile, read directly, twice), 1024 x 16384 0.84 / 0.90 /
+ * 0.88, 512 x 32768 0.82 / 0.87 / 0.87, 256 x 65536 0.81 / 0.84 / 0.86,
+ * 128 x 131072 0.76 / 0.78 / 0.87, 64 x 2^20 0.74 / 0.42 / 0.53 (half the
+ * SMs idle).
  */
 template <int ELEMENT_BYTES> struct linrec_tuning;
 /* tiles: 16 items a thread (4 rows of one 16-byte vector of a and of b),
@@ -50,15 +59,15 @@ template <int ELEMENT_BYTES> struct linrec_tuning;
 template <> struct linrec_tuning<4> {
   using tiles = linrec_tile_shape<256, 4, 4, 2>;
   using sequence_tiles = linrec_tile_shape<256, 4, 4, 3>;
-  using sequence_tiles_many = linrec_tile_shape<256, 2, 4, 4>;
   using sequence_tiles_backward = tiles;
+  using sequence_walk = linrec_tile_shape<512, 2, 4, 2, true>;
+  using sequence_walk_long = linrec_tile_shape<1024, 2, 4, 1, true>;
   using pipelined = linrec_tile_shape<1024, 2, 4, 1, true>;
 };
 /* tiles: 8 items a thread, 2048 a tile. pipelined: 4096 items a tile. */
 template <> struct linrec_tuning<8> {
   using tiles = linrec_tile_shape<256, 4, 2, 2>;
   using sequence_tiles = tiles;
-  using sequence_tiles_many = tiles;
   using sequence_tiles_backward = tiles;
   using pipelined = linrec_tile_shape<1024, 2, 2, 1>;
 };
@@ -98,12 +107,16 @@ constexpr uint64_t LINREC_SEQ_MAJOR_CHANNEL_MIN_COUNT = uint64_t(1) << 13;
  * copy: 0.70-0.76 from 4096 to 2^20 steps, against 0.50-0.54 for the
  * look-back over start flags; at 256 steps 0.13 against 0.52. */
 constexpr uint64_t LINREC_SEQ_MAJOR_TILES_MIN_LEN = 4096;
-/* Sequence tiles of at least this many sequences take the shorter tiles
- * (linrec_tuning::sequence_tiles_many): with 2048-step tiles at four blocks
- * an SM, about 528 tiles are in flight, two a sequence here. Measured on
- * the H100 (bench_linrec's tiles4k and tiles2k columns): the longer tiles
- * win at 64 and 128 sequences, the shorter from 256. */
-constexpr uint64_t LINREC_SEQ_MAJOR_SHORT_TILES_MIN_COUNT = 256;
+/* f32 sequence-major batches of at least LINREC_SEQ_MAJOR_WALK_MIN_COUNT
+ * sequences of at least LINREC_SEQ_MAJOR_TILES_MIN_LEN steps run the
+ * forward sequence walk instead of the sequence tiles (measured above, at
+ * linrec_tuning): one block an SM (`sequence_walk_long`) below
+ * LINREC_SEQ_MAJOR_WALK_MANY_COUNT sequences where a sequence holds at
+ * least one of its tiles, else two (`sequence_walk`). Fewer sequences leave
+ * SMs idle in the walk. f64 keeps the sequence tiles (its walk at 512
+ * threads of 4 items spills; not measured). */
+constexpr uint64_t LINREC_SEQ_MAJOR_WALK_MIN_COUNT = 128;
+constexpr uint64_t LINREC_SEQ_MAJOR_WALK_MANY_COUNT = 512;
 /* Time-major batches run the one-pass channel tiles with at least
  * LINREC_TIME_MAJOR_TILES_MIN_COUNT channels, or with at least
  * LINREC_TIME_MAJOR_NARROW_TILES_MIN_COUNT channels of at least

@@ -185,6 +185,9 @@ START_TEST(linrec_in_place) {
       check_case(&c, -1, 1, "in place, time-major");
       c.flags = flags;
       check_case(&c, -1, 1, "in place, sequence-major");
+      /* On the CUDA backend in f32: the sequence walk at one block an SM. */
+      c = (lr_case){LR_BATCH, ti ? GPU_F64 : GPU_F32, 8200, 130, NULL, 0, flags, true, true};
+      check_case(&c, -1, 1, "in place, sequence-major, long");
     }
 }
 END_TEST
@@ -339,7 +342,8 @@ END_TEST
  * partial last one and a partial group, vector loads; 4099 x 260 and
  * 4097 x 513 time-major: narrow channel tiles, the Fenwick tree (f32 at
  * 260) and the chain of states (the rest); 260 x 4099 sequence-major:
- * the sequence tiles' shorter shape, partial tiles, scalar loads). */
+ * the sequence walk in f32 (two blocks an SM), the sequence tiles in f64,
+ * partial tiles, scalar loads). */
 START_TEST(linrec_batch_layouts) {
   static const size_t shapes[][2] = {{1, 1},      {1, 1000},   {31, 33},    {256, 64},
                                      {4097, 3},   {33, 4096},  {100003, 2}, {7, 70001},
@@ -400,7 +404,8 @@ START_TEST(linrec_same_bits) {
                              {LR_BATCH, t, 64, n / 64, NULL, 0, GPU_TIME_MAJOR, false, false},
                              {LR_BATCH, t, n / 1030, 1030, NULL, 0, GPU_TIME_MAJOR, false, false},
                              {LR_BATCH, t, n / 1000, 1000, NULL, 0, 0, false, false},
-                             {LR_BATCH, t, 4100, n / 4100, NULL, 0, 0, false, false}};
+                             {LR_BATCH, t, 4100, n / 4100, NULL, 0, 0, false, false},
+                             {LR_BATCH, t, 9000, n / 9000, NULL, 0, 0, false, false}};
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
       const size_t m = lr_case_n(&cases[k]);
       void *first = lr_run(&cases[k], ha, hb, NULL);

@@ -5,8 +5,10 @@
  * the CUDA backend's results against the host backend's on fresh random
  * inputs, every path of the plan (1000 x 4099 time-major: channel tiles
  * with 16 tiles along time and a partial channel group; 500 x 4100
- * sequence-major: the shorter sequence tiles, vector loads and a partial
- * tile in each sequence).
+ * sequence-major: the sequence walk at two blocks an SM, blocks walking
+ * several sequences, vector loads and a partial tile in each sequence;
+ * 150 x 12000: the walk at one block an SM, a full and a partial tile in
+ * each sequence, more sequences than SMs).
  */
 #include <cuda_runtime_api.h>
 #include <float.h>
@@ -118,7 +120,7 @@ static void cuda_against_host(const lr_case *c, const char *what) {
 START_TEST(linrec_cuda_matches_host) {
   static const size_t shapes[][2] = {{1000003, 1}, {256, 4096}, {4096, 256}, {3, 100000}, {16, 70001},
                                      {100003, 7}, {20000, 64}, {300001, 3}, {1000, 4099}, {8192, 256},
-                                     {4100, 500}};
+                                     {4100, 500}, {12000, 150}};
   for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
     /* Quick (under the sanitizers): the shapes up to 2^21 elements. */
     if (tu_quick() && shapes[i][0] * shapes[i][1] > ((size_t)1 << 21)) continue;

@@ -1,12 +1,13 @@
 /*
- * A bench-only candidate (bench_linrec's walk columns; not yet run on a
- * GPU, so not in the library's plan): sequence-major [C][T] batches of
- * many long sequences, walked whole:
- * persistent blocks, each taking a sequence from a counter and running its
- * tiles in scan order through three shared-memory stages (bulk copies of
- * a and b, tile_pipeline.cuh), the next tiles' copies in flight while the
- * block scans one. The state after a tile is carried to the next in
- * registers, so no tile waits on another block: there is no look-back.
+ * The sequence walk, for sequence-major [C][T] batches of many long
+ * sequences (f32 from LINREC_SEQ_MAJOR_WALK_MIN_COUNT sequences,
+ * linrec_tuning.h): persistent blocks, each taking a whole sequence from a
+ * counter and running its tiles in scan order through three shared-memory
+ * stages (bulk copies of a and b, tile_pipeline.cuh), the next tiles'
+ * copies in flight while the block scans one. The state after a tile is
+ * carried to the next in registers, so no tile waits on another block:
+ * there is no look-back. Where sequences are fewer than the blocks that
+ * fit, SMs idle: fewer sequences run the sequence tiles.
  *
  * Each step of the block:
  *   take    thread 0 starts the copy of the tile after next (the next tile
@@ -25,7 +26,7 @@
  */
 #pragma once
 
-#include "linrec/device/linrec_sequence_tiles.cuh"
+#include "linrec_sequence_tiles.cuh"
 #include "scan/device/tile_pipeline.cuh"
 
 namespace gp {
