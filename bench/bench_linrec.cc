@@ -21,10 +21,10 @@
 //                        from 4096 steps also the one-pass tiles with a
 //                        look-back policy forced: tm/ chain and tree (channel
 //                        tiles 32 channels wide with the chain of states or
-//                        the Fenwick tree; the library takes one by the
-//                        count), sm/ fen4k and fen2k (sequence tiles with the
-//                        tree; bench-only), and tm/ the channel tiles 128
-//                        and 64 channels wide with the tree (w128, w64;
+//                        the tree of radix 4; the library takes one by the
+//                        count), r8 and fenwick (the tree of radix 8, the
+//                        binary Fenwick tree; bench-only), sm/ fen4k and
+//                        fen2k (sequence tiles with the Fenwick tree;
 //                        bench-only), with rows at 128 and 512 channels too;
 //                        then short sequence-major sequences, where the
 //                        channel and look-back paths cross
@@ -211,9 +211,9 @@ void linrec_benchmark(benchmark::State &state, std::string name, size_t len, siz
   static const char *const shape_names[] = {"tiles4k", "tiles2k", "walk512x8", "walk1024x8", "walk1024x4"};
   constexpr int SHAPES = 5;
   data shaped[SHAPES] = {d, d, d, d, d};
-  // The tiles with a look-back policy forced (paths 10, 11 and 14), the wider channel tiles (12, 13).
-  data other[2] = {d, d}, wide[2] = {d, d}, tree = d;
-  other[0].path = 10, other[1].path = 11, wide[0].path = 12, wide[1].path = 13, tree.path = 14;
+  // The tiles with a look-back policy forced (paths 10 to 14).
+  data other[2] = {d, d}, radix[2] = {d, d}, tree = d; // radix[1]: the Fenwick tree
+  other[0].path = 10, other[1].path = 11, radix[0].path = 12, radix[1].path = 13, tree.path = 14;
   size_t loop = SIZE_MAX;
   time_as(timed_plan, "gpuprim", &d);
   if (count == 1) {
@@ -225,8 +225,8 @@ void linrec_benchmark(benchmark::State &state, std::string name, size_t len, siz
     if (time_major && len >= 4096) {
       time_as(timed_path, "chain", &other[0]);
       time_as(timed_path, "tree", &tree);
-      time_as(timed_path, "w128", &wide[0]);
-      time_as(timed_path, "w64", &wide[1]);
+      time_as(timed_path, "r8", &radix[0]);
+      time_as(timed_path, "fenwick", &radix[1]);
     }
     if (!time_major && len >= 4096) {
       for (int i = 0; i < SHAPES; i++) {

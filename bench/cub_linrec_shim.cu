@@ -5,6 +5,7 @@
 #include "cub_linrec_shim.h"
 #include "cub_shim.h"
 #include "linrec/linrec_launch.cuh"
+#include "linrec_fenwick_lookback.cuh"
 
 namespace {
 
@@ -159,7 +160,7 @@ int sequence_tiles_at(const float *a, const float *b, float *h, const gp_linrec_
 /* The time-major channel tiles LROW threads (LROW x 4 channels) wide, with
  * a look-back policy (the library's from 4096 steps: 8 threads wide, the
  * policy by the count of groups). */
-template <int LROW, typename Lookback = gp::fenwick_lookback>
+template <int LROW, typename Lookback = gp::radix_lookback>
 int channel_tiles_at(const float *a, const float *b, float *h, const gp_linrec_shape &s) {
   using Shape = gp::channel_tile_shape<float, LROW, gp::LINREC_CHANNEL_TILE_STEPS>;
   const float *no_h0 = nullptr;
@@ -185,8 +186,9 @@ extern "C" int linrec_gpuprim_path(int path, const float *a, const float *b, flo
   if (path >= 5 && count == 1) return GPU_ERR_UNSUPPORTED;
   if (path == 10 && time_major)
     return channel_tiles_at<gp::LINREC_CHANNEL_TILE_ROW_THREADS, gp::state_chain_lookback>(a, b, h, s);
-  if (path == 12 && time_major) return channel_tiles_at<32>(a, b, h, s);
-  if (path == 13 && time_major) return channel_tiles_at<16>(a, b, h, s);
+  constexpr int NARROW = gp::LINREC_CHANNEL_TILE_ROW_THREADS;
+  if (path == 12 && time_major) return channel_tiles_at<NARROW, gp::radix_lookback_of<3>>(a, b, h, s);
+  if (path == 13 && time_major) return channel_tiles_at<NARROW, gp::fenwick_lookback>(a, b, h, s);
   if (path == 14 && time_major) return channel_tiles_at<gp::LINREC_CHANNEL_TILE_ROW_THREADS>(a, b, h, s);
   if (path >= 12) return GPU_ERR_UNSUPPORTED;
   if (path >= 5 && time_major) return GPU_ERR_UNSUPPORTED;

@@ -48,10 +48,12 @@ float linrec_max_difference_plain(const float *x, const float *y, size_t n);
  * (bench-only); the one-pass tiles with a look-back policy forced: 10
  * time-major channel tiles 32 channels wide with the chain of states
  * (linrec_state_lookback.cuh), or sequence-major tiles of sequence_tiles'
- * shape with the Fenwick tree (linrec_fenwick_lookback.cuh), 11
- * (sequence-major) of path 6's; time-major only, the channel
- * tiles with the Fenwick tree at 128 channels wide (12), 64 (13) and 32
- * (14; the library's width from 4096 steps). Returns a gpu_status. */
+ * shape with the Fenwick tree (bench/linrec_fenwick_lookback.cuh), 11
+ * (sequence-major) of path 6's; time-major only, the channel tiles 32
+ * channels wide (the library's width from 4096 steps) with the tree of
+ * radix 8 (12, bench-only), the Fenwick tree (13, bench-only) and the
+ * library's tree of radix 4 (14; linrec_radix_lookback.cuh). Returns a
+ * gpu_status. */
 int linrec_gpuprim_path(int path, const float *a, const float *b, float *h, size_t len, size_t count, int time_major);
 /* gpuprim's backward pass of a batch (gpu_linrec_backward_batch, h0 NULL,
  * forward not reversed) along the same paths, 2 to 4 as above. */

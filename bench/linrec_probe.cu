@@ -6,8 +6,10 @@
 // (look-back) in microseconds at the SM clock (mean, median, 90th
 // percentile), the launch's time (CUDA events), and the mean time a tile
 // holds its block (launch time x blocks resident at once / tiles), so the
-// wait's share of a tile's time. Policies: the chain of states and the
-// Fenwick tree (time-major), the chain (sequence-major).
+// wait's share of a tile's time. Policies: the chain of states, the
+// library's tree of radix 4 (r4), the tree of radix 8 (r8) and the binary
+// Fenwick tree (fenwick, bench/linrec_fenwick_lookback.cuh; time-major),
+// the chain (sequence-major).
 // Launches run 9 times: the time is their median, the waits the last's,
 // checked against the plain loop (bench's linrec_plain_loop).
 //
@@ -19,6 +21,7 @@
 #include "cub_linrec_shim.h"
 #include "cub_shim.h"
 #include "linrec/linrec_launch.cuh"
+#include "linrec_fenwick_lookback.cuh"
 
 namespace {
 
@@ -111,7 +114,7 @@ void probe(const char *name, const char *policy, Run run, size_t len, size_t cou
   for (double w : wait) mean += w;
   mean /= wait.empty() ? 1 : double(wait.size());
   const double held = ms * 1e3 * blocks_at_once / double(tiles);
-  std::printf("%-14s %-6s %7.1f us %7zu tiles  held %6.2f us  wait mean %6.2f median %6.2f p90 %6.2f us  "
+  std::printf("%-14s %-7s %7.1f us %7zu tiles  held %6.2f us  wait mean %6.2f median %6.2f p90 %6.2f us  "
               "(%4.1f%% of held)  %s\n",
               name, policy, ms * 1e3, tiles, held, mean, percentile(wait, 0.5), percentile(wait, 0.9),
               100 * mean / held, diff <= 1e-3f ? "ok" : "DIFFERS");
@@ -137,9 +140,9 @@ int main() {
   bench_fill_random(b, n, GPU_F32, 2);
   using narrow = gp::channel_tile_shape<float, gp::LINREC_CHANNEL_TILE_ROW_THREADS, gp::LINREC_CHANNEL_TILE_STEPS>;
   using chain = gp::state_chain_lookback;
-  using tree = gp::fenwick_lookback;
-  const int channel_blocks =
-      resident<kernel_of<gp::channels_lookback<narrow, false, probed<tree>, float>>>(gp::CHANNEL_TILE_THREADS);
+  using fenwick = gp::fenwick_lookback;
+  using probed_tiles = kernel_of<gp::channels_lookback<narrow, false, probed<gp::radix_lookback>, float>>;
+  const int channel_blocks = resident<probed_tiles>(gp::CHANNEL_TILE_THREADS);
   for (size_t count : {4096, 1024, 256, 64}) {
     const size_t len = n / count, tiles = narrow::groups(count) * (len / narrow::tile_steps);
     char name[32];
@@ -147,7 +150,12 @@ int main() {
     linrec_plain_loop(a, b, want, len, count, 1);
     probe(name, "chain", channel_tiles<narrow, chain>, len, count, true, tiles, channel_blocks, a, b, h, want,
           records);
-    probe(name, "tree", channel_tiles<narrow, tree>, len, count, true, tiles, channel_blocks, a, b, h, want, records);
+    probe(name, "r4", channel_tiles<narrow, gp::radix_lookback>, len, count, true, tiles, channel_blocks, a, b, h,
+          want, records);
+    probe(name, "r8", channel_tiles<narrow, gp::radix_lookback_of<3>>, len, count, true, tiles, channel_blocks, a, b,
+          h, want, records);
+    probe(name, "fenwick", channel_tiles<narrow, fenwick>, len, count, true, tiles, channel_blocks, a, b, h, want,
+          records);
   }
   using shape = gp::linrec_tuning<4>::sequence_tiles;
   const int sequence_blocks =

@@ -184,7 +184,7 @@ gpu_status launch_with_states(const char *fn, const char *kernel, const gp_linre
   gp_tilestate ts{};
   gpu_status st = gp_tilestate_acquire(fn, state_lookback_words<T>(tiles, width), tiles, &ts);
   if (st != GPU_OK) return st;
-  launch(state_lookback{ts.words, ts.epoch, stride}, ts.counter, ts.counter_base);
+  launch(state_lookback{ts.words, ts.epoch, stride, stride ? tiles / stride : 0}, ts.counter, ts.counter_base);
   st = check_launch(fn, kernel);
   const gpu_status r = gp_tilestate_release(fn, &ts);
   return st != GPU_OK ? st : r;
@@ -193,7 +193,7 @@ gpu_status launch_with_states(const char *fn, const char *kernel, const gp_linre
 /* The one-pass channel path over a time-major batch, tiles of Shape,
  * scanning in direction `reverse`. SHIFTED (the backward pass): b is dh, h
  * is db, and grad the forward's h, h0 and da. */
-template <typename Shape, bool SHIFTED = false, typename Lookback = fenwick_lookback, typename T>
+template <typename Shape, bool SHIFTED = false, typename Lookback = radix_lookback, typename T>
 gpu_status launch_channel_tiles(const char *fn, const T *a, const T *b, T *h, const T *h0, const gp_linrec_shape &s,
                                 bool reverse, cudaStream_t stream, backward_gradients<T> grad = {}) {
   const uint64_t groups = Shape::groups(s.count);

@@ -128,7 +128,7 @@ constexpr uint64_t LINREC_SEQ_MAJOR_WALK_MANY_COUNT = 512;
  * tiles along time, and narrow tiles make more chains of fewer, longer
  * tiles, so less of a tile's time goes to waiting on the tiles before it.
  * Measured on the H100, f32 forward, of a copy: tiles 128 / 64 / 32
- * channels wide with the Fenwick tree, then the three passes:
+ * channels wide with the binary Fenwick tree, then the three passes:
  *   4096 x 4096   0.77 / 0.83 / 0.81, 0.51
  *   2048 x 8192   0.71 / 0.79 / 0.79, 0.51
  *   1024 x 16384  0.64 / 0.75 / 0.77, 0.52
@@ -145,15 +145,18 @@ constexpr uint64_t LINREC_TIME_MAJOR_NARROW_TILES_MIN_LEN = 4096;
 constexpr int LINREC_CHANNEL_TILE_ROW_THREADS = 8;
 /* Narrow channel tiles of at least this many channel groups look back
  * along the chain of states (linrec_state_lookback.cuh), fewer along the
- * Fenwick tree (linrec_fenwick_lookback.cuh; the wide tiles always): with
+ * tree of radix 4 (linrec_radix_lookback.cuh; the wide tiles always): with
  * many groups a tile's predecessor in time took its index long before and
- * has usually published its state, one load away, where the tree loads a
- * node per set bit of the tile's index. Measured on the H100, f32 forward,
- * 32 channels a group, chain / tree, of a copy: 4096 x 4096 0.91 / 0.80,
- * 2048 x 8192 0.85 / 0.78, 1024 x 16384 0.81 / 0.76, 512 x 32768 0.75 /
- * 0.73, 256 x 65536 0.52 / 0.68, 128 x 131072 0.30 / 0.65, 64 x 2^20 0.16
- * / 0.62. f64 (16 channels a group) takes the same count of groups,
- * unmeasured. */
-constexpr uint64_t LINREC_CHANNEL_CHAIN_MIN_GROUPS = 16;
+ * has usually published its state, one load away, where the tree loads up
+ * to 3 nodes a level. Measured on the H100, f32 forward, 32 channels a
+ * group, of a copy, chain / radix 4 / the binary Fenwick tree (the tree
+ * before) / radix 8: 4096 x 4096 0.92 / 0.88 / 0.83 / 0.86, 2048 x 8192
+ * 0.86 / 0.86 / 0.79 / 0.82, 1024 x 16384 0.82 / 0.84 / 0.78 / 0.72, 512 x
+ * 32768 0.76 / 0.79 / 0.74 / 0.75, 256 x 65536 0.52 / 0.74 / 0.68 / 0.68,
+ * 128 x 131072 0.31 / 0.70 / 0.65 / 0.63, 64 x 2^20 0.16 / 0.65 / 0.62 /
+ * 0.59 (a second call: 1024 x 16384 0.82 / 0.82). The backward at 1024 x
+ * 16384, chain / radix 4: 0.78 / 0.75; so the chain from 32 groups. f64
+ * (16 channels a group) takes the same count of groups, unmeasured. */
+constexpr uint64_t LINREC_CHANNEL_CHAIN_MIN_GROUPS = 32;
 
 }  // namespace gp

@@ -340,10 +340,10 @@ END_TEST
  * channel tiles, three tiles along time, a partial channel group, scalar
  * loads; 777 x 1028 time-major: channel tiles, 13 tiles along time, a
  * partial last one and a partial group, vector loads; 4099 x 260 and
- * 4097 x 513 time-major: narrow channel tiles, the Fenwick tree (f32 at
- * 260) and the chain of states (the rest); 260 x 4099 sequence-major:
- * the sequence walk in f32 (two blocks an SM), the sequence tiles in f64,
- * partial tiles, scalar loads). */
+ * 4097 x 513 time-major: narrow channel tiles, the tree of radix 4 (the
+ * chain of states in f64 at 513), a partial group; 260 x 4099
+ * sequence-major: the sequence walk in f32 (two blocks an SM), the
+ * sequence tiles in f64, partial tiles, scalar loads). */
 START_TEST(linrec_batch_layouts) {
   static const size_t shapes[][2] = {{1, 1},      {1, 1000},   {31, 33},    {256, 64},
                                      {4097, 3},   {33, 4096},  {100003, 2}, {7, 70001},

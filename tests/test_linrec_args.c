@@ -282,13 +282,14 @@ static size_t batch_at(const lr_case *c, size_t s, size_t t) {
  * sequence-major, 8 steps or fewer and 2^13 sequences or more), the
  * channel tiles (time-major, the rest; 520 x 1028: wide tiles, 9 along
  * time, a partial channel group; 20000 x 64: narrow tiles, 79 along time,
- * the Fenwick tree; 4096 x 520: narrow tiles, the chain of states),
+ * the tree of radix 4; 1030 channels of 4096 steps: narrow tiles, the
+ * chain of states),
  * the sequence tiles (sequence-major, 4096 steps or more) and the
  * look-back over start flags (the other sequence-major shapes). */
 START_TEST(linrec_backward_batch) {
   static const size_t shapes[][2] = {{1, 5},     {37, 300},   {3000, 7},  {100003, 2}, {4097, 3},
                                      {20000, 64}, {50, 1},    {129, 2048}, {37, 2050}, {4, 8200},
-                                     {520, 1028}, {4096, 520}};
+                                     {520, 1028}, {4096, 1030}};
   for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
     for (int ti = 0; ti < 2; ti++)
       for (unsigned flags = 0; flags <= (GPU_REVERSE | GPU_TIME_MAJOR); flags++) {

@@ -8,7 +8,9 @@
  * sequence-major: the sequence walk at two blocks an SM, blocks walking
  * several sequences, vector loads and a partial tile in each sequence;
  * 150 x 12000: the walk at one block an SM, a full and a partial tile in
- * each sequence, more sequences than SMs).
+ * each sequence, more sequences than SMs; 2050 channels of 4100 steps,
+ * time-major: narrow channel tiles with the chain of states, a partial
+ * group).
  */
 #include <cuda_runtime_api.h>
 #include <float.h>
@@ -120,7 +122,7 @@ static void cuda_against_host(const lr_case *c, const char *what) {
 START_TEST(linrec_cuda_matches_host) {
   static const size_t shapes[][2] = {{1000003, 1}, {256, 4096}, {4096, 256}, {3, 100000}, {16, 70001},
                                      {100003, 7}, {20000, 64}, {300001, 3}, {1000, 4099}, {8192, 256},
-                                     {4100, 500}, {12000, 150}};
+                                     {4100, 500}, {12000, 150}, {4100, 2050}};
   for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
     /* Quick (under the sanitizers): the shapes up to 2^21 elements. */
     if (tu_quick() && shapes[i][0] * shapes[i][1] > ((size_t)1 << 21)) continue;

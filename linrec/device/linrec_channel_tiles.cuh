@@ -15,7 +15,7 @@
  *   3. each thread runs h = a h + b over its steps from its row's state
  *
  * The look-back along time is a policy, a thread per channel:
- * linrec_fenwick_lookback.cuh's tree, or linrec_state_lookback.cuh's chain
+ * linrec_radix_lookback.cuh's tree, or linrec_state_lookback.cuh's chain
  * of states where channel groups are many (linrec_tuning.h).
  *
  * SHIFTED runs the backward pass on the same tiles: scanned in the
@@ -25,7 +25,7 @@
  */
 #pragma once
 
-#include "linrec_fenwick_lookback.cuh"
+#include "linrec_radix_lookback.cuh"
 #include "scan/device/tile_io.cuh"
 
 namespace gp {
@@ -143,7 +143,7 @@ __device__ __forceinline__ void run_channel_steps(const channel_tiles_args<T> &p
   }
 }
 
-template <typename Shape, bool SHIFTED, typename Lookback = fenwick_lookback, typename T>
+template <typename Shape, bool SHIFTED, typename Lookback = radix_lookback, typename T>
 __global__ void __launch_bounds__(CHANNEL_TILE_THREADS, 2) channels_lookback(channel_tiles_args<T> p) {
   using P = lr_pair<T>;
   constexpr int VEC = Shape::vec, LROW = Shape::lrow, ROWS = Shape::rows;

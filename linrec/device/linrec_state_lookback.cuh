@@ -6,7 +6,7 @@
  * tiles earlier) is running or done. The entries and their words are
  * shared by both policies the kernels take: this file's chain of states
  * (sequences_lookback's, and channels_lookback's where channel groups are
- * many) and linrec_fenwick_lookback.cuh's tree (channels_lookback's where
+ * many) and linrec_radix_lookback.cuh's tree (channels_lookback's where
  * they are few).
  *
  * The chain of states: each tile publishes, per sequence, its aggregate
@@ -33,6 +33,7 @@ struct state_lookback {
   uint64_t *words;
   uint32_t epoch;
   uint64_t stride; /* tiles from one tile to the next in time */
+  uint64_t chain;  /* tiles along time in one sequence or channel group (the tree's levels) */
 };
 
 /* Tagged words a launch of `tiles` tiles of `width` sequences needs. */
@@ -103,7 +104,7 @@ __device__ inline T incoming_state(const state_lookback &l, int width, uint64_t 
  * and sequence, by one thread, with the tile's aggregate; publishes what
  * later tiles need (nothing from the last tile in time: no tile follows it)
  * and returns the state before the tile. Kernels take the look-back as a
- * policy of this shape (linrec_fenwick_lookback.cuh has the other).
+ * policy of this shape (linrec_radix_lookback.cuh has the other).
  */
 struct state_chain_lookback {
   template <typename T>

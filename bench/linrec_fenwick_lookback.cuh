@@ -1,9 +1,8 @@
 /*
- * A look-back along time for the time-major channel tiles
- * (channels_lookback, where channel groups are few: linrec_tuning.h): a
- * binary Fenwick tree over each channel's time tiles. (The other policy is
- * linrec_state_lookback.cuh's chain of states; bench/ times each kernel
- * with both.)
+ * A bench-only look-back policy (bench_linrec's tree, fen4k and fen2k
+ * columns, linrec_probe's tree rows): a binary Fenwick tree over each
+ * sequence's or channel's time tiles. The library's tiles take
+ * linrec_radix_lookback.cuh's tree of radix 4 or the chain of states.
  *
  * Time tile u owns one node: the fold of tiles u + 1 - 2^j .. u, j being
  * the number of trailing one bits of u (so even tiles' nodes are their own
@@ -26,7 +25,7 @@
  */
 #pragma once
 
-#include "linrec_state_lookback.cuh"
+#include "linrec/device/linrec_state_lookback.cuh"
 
 namespace gp {
 
