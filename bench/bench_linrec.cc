@@ -212,8 +212,8 @@ void linrec_benchmark(benchmark::State &state, std::string name, size_t len, siz
   constexpr int SHAPES = 5;
   data shaped[SHAPES] = {d, d, d, d, d};
   // The tiles with a look-back policy forced (paths 10 to 14).
-  data other[2] = {d, d}, radix[2] = {d, d}, tree = d; // radix[1]: the Fenwick tree
-  other[0].path = 10, other[1].path = 11, radix[0].path = 12, radix[1].path = 13, tree.path = 14;
+  data other[2] = {d, d}, radix8 = d, fenwick = d, tree = d;
+  other[0].path = 10, other[1].path = 11, radix8.path = 12, fenwick.path = 13, tree.path = 14;
   size_t loop = SIZE_MAX;
   time_as(timed_plan, "gpuprim", &d);
   if (count == 1) {
@@ -225,8 +225,8 @@ void linrec_benchmark(benchmark::State &state, std::string name, size_t len, siz
     if (time_major && len >= 4096) {
       time_as(timed_path, "chain", &other[0]);
       time_as(timed_path, "tree", &tree);
-      time_as(timed_path, "r8", &radix[0]);
-      time_as(timed_path, "fenwick", &radix[1]);
+      time_as(timed_path, "r8", &radix8);
+      time_as(timed_path, "fenwick", &fenwick);
     }
     if (!time_major && len >= 4096) {
       for (int i = 0; i < SHAPES; i++) {

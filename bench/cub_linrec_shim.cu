@@ -184,12 +184,11 @@ extern "C" int linrec_gpuprim_path(int path, const float *a, const float *b, flo
   gp_linrec_shape s;
   const gp::linrec_plan plan = shape_and_plan(path, len, count, time_major, &s);
   if (path >= 5 && count == 1) return GPU_ERR_UNSUPPORTED;
-  if (path == 10 && time_major)
-    return channel_tiles_at<gp::LINREC_CHANNEL_TILE_ROW_THREADS, gp::state_chain_lookback>(a, b, h, s);
   constexpr int NARROW = gp::LINREC_CHANNEL_TILE_ROW_THREADS;
+  if (path == 10 && time_major) return channel_tiles_at<NARROW, gp::state_chain_lookback>(a, b, h, s);
   if (path == 12 && time_major) return channel_tiles_at<NARROW, gp::radix_lookback_of<3>>(a, b, h, s);
   if (path == 13 && time_major) return channel_tiles_at<NARROW, gp::fenwick_lookback>(a, b, h, s);
-  if (path == 14 && time_major) return channel_tiles_at<gp::LINREC_CHANNEL_TILE_ROW_THREADS>(a, b, h, s);
+  if (path == 14 && time_major) return channel_tiles_at<NARROW>(a, b, h, s);
   if (path >= 12) return GPU_ERR_UNSUPPORTED;
   if (path >= 5 && time_major) return GPU_ERR_UNSUPPORTED;
   if (path == 5) return sequence_tiles_at<gp::linrec_tuning<4>::sequence_tiles>(a, b, h, s);

@@ -62,14 +62,6 @@ gpu_status sequence_tiles(const float *a, const float *b, float *h, const gp_lin
                                                                                   stream());
 }
 
-template <typename Kernel> int resident(int threads) {
-  int blocks = 0, device = 0, sms = 0;
-  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, Kernel::value, threads, 0);
-  cudaGetDevice(&device);
-  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-  return blocks * sms;
-}
-
 double percentile(std::vector<double> v, double q) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -121,9 +113,6 @@ void probe(const char *name, const char *policy, Run run, size_t len, size_t cou
   cudaEventDestroy(e0), cudaEventDestroy(e1);
 }
 
-template <auto K> struct kernel_of {
-  static constexpr auto value = K;
-};
 
 }  // namespace
 
@@ -141,8 +130,8 @@ int main() {
   using narrow = gp::channel_tile_shape<float, gp::LINREC_CHANNEL_TILE_ROW_THREADS, gp::LINREC_CHANNEL_TILE_STEPS>;
   using chain = gp::state_chain_lookback;
   using fenwick = gp::fenwick_lookback;
-  using probed_tiles = kernel_of<gp::channels_lookback<narrow, false, probed<gp::radix_lookback>, float>>;
-  const int channel_blocks = resident<probed_tiles>(gp::CHANNEL_TILE_THREADS);
+  constexpr auto channel_kernel = gp::channels_lookback<narrow, false, probed<gp::radix_lookback>, float>;
+  const int channel_blocks = int(gp::resident_blocks<channel_kernel>(gp::CHANNEL_TILE_THREADS, 0));
   for (size_t count : {4096, 1024, 256, 64}) {
     const size_t len = n / count, tiles = narrow::groups(count) * (len / narrow::tile_steps);
     char name[32];
@@ -158,8 +147,8 @@ int main() {
           records);
   }
   using shape = gp::linrec_tuning<4>::sequence_tiles;
-  const int sequence_blocks =
-      resident<kernel_of<gp::sequences_lookback<shape, false, false, probed<chain>, float>>>(shape::threads);
+  constexpr auto sequence_kernel = gp::sequences_lookback<shape, false, false, probed<chain>, float>;
+  const int sequence_blocks = int(gp::resident_blocks<sequence_kernel>(shape::threads, 0));
   for (size_t count : {4096, 1024, 256, 64}) {
     const size_t len = n / count, tiles = count * (len / shape::tile_items);
     char name[32];

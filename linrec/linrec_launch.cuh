@@ -256,7 +256,6 @@ gpu_status launch_sequence_walk(const char *fn, const T *a, const T *b, T *h, co
   const gpu_status st = allow_shared_memory<kernel>(fn, Shape::threads, smem);
   if (st != GPU_OK) return st;
   const unsigned resident = resident_blocks<kernel>(Shape::threads, smem);
-  if (resident == 0) return gp_fail(GPU_ERR_UNSUPPORTED, "%s: the sequence walk does not fit this device", fn);
   const unsigned grid = unsigned(s.count < resident ? s.count : resident);
   const bool vector_ok = s.len % Shape::vec == 0 && aligned16(a, b, h);
   return launch_with_states<T>(fn, "sequences_walk", s, s.count + grid, 0, 0,
