@@ -188,6 +188,12 @@ START_TEST(linrec_in_place) {
       /* On the CUDA backend in f32: the sequence walk at one block an SM. */
       c = (lr_case){LR_BATCH, ti ? GPU_F64 : GPU_F32, 8200, 130, NULL, 0, flags, true, true};
       check_case(&c, -1, 1, "in place, sequence-major, long");
+      /* On the CUDA backend: the sequence tiles (fewer sequences than the
+       * walk takes) and the narrow channel tiles, in place. */
+      c.count = 20;
+      check_case(&c, -1, 1, "in place, sequence-major, few");
+      c = (lr_case){LR_BATCH, ti ? GPU_F64 : GPU_F32, 4100, 70, NULL, 0, flags | GPU_TIME_MAJOR, true, true};
+      check_case(&c, -1, 1, "in place, time-major, long");
     }
 }
 END_TEST
