@@ -1,6 +1,6 @@
 /*
- * A bench-only look-back policy (bench_linrec's tree, fen4k and fen2k
- * columns, linrec_probe's tree rows): a binary Fenwick tree over each
+ * A bench-only look-back policy (bench_linrec's fenwick, fen4k and fen2k
+ * columns, linrec_probe's fenwick rows): a binary Fenwick tree over each
  * sequence's or channel's time tiles. The library's tiles take
  * linrec_radix_lookback.cuh's tree of radix 4 or the chain of states.
  *
