@@ -16,8 +16,11 @@
 //                        SM, bench-only) and the sequence walk at each of
 //                        three shapes (walk512x8: 512 threads of 8 items,
 //                        the library's from 512 sequences; walk1024x8, the
-//                        library's from 128; walk1024x4, bench-only), with
-//                        rows at 128 and 512 sequences where they cross;
+//                        library's from 128; walk1024x4, bench-only) and in
+//                        strands (strands512: the library's from 64 to 127
+//                        sequences; strands1024: from 16 to 63), with rows
+//                        at 16, 32, 64, 128 and 512 sequences where they
+//                        cross;
 //                        from 4096 steps also the one-pass tiles with a
 //                        look-back policy forced: tm/ chain and tree (channel
 //                        tiles 32 channels wide with the chain of states or
@@ -88,7 +91,7 @@ void timed_tiles(void *p) {
   data *d = static_cast<data *>(p);
   linrec_gpuprim_path(4, d->a, d->b, d->h, d->len, d->count, d->time_major);
 }
-// The path in data (a forced shape or bench-only variant, cub_linrec_shim.h: paths 5 to 14).
+// The path in data (a forced shape or bench-only variant, cub_linrec_shim.h: paths 5 to 16).
 void timed_path(void *p) {
   data *d = static_cast<data *>(p);
   linrec_gpuprim_path(d->path, d->a, d->b, d->h, d->len, d->count, d->time_major);
@@ -151,11 +154,11 @@ void time_row(const std::vector<bench_fn> &fns, const std::vector<void *> &args,
 }
 
 // Whether a forced path takes the shape (cub_linrec_shim.h): one sequence, paths 0 and 1; a batch, every
-// path but 1, with 2, 5 to 9 and 11 sequence-major only and 12 to 14 time-major only.
+// path but 1, with 2, 5 to 9, 11, 15 and 16 sequence-major only and 12 to 14 time-major only.
 bool path_applies(int path, const data &d) {
   if (d.count == 1) return path <= 1;
   if (path == 1) return false;
-  if (path == 2) return !d.time_major;
+  if (path == 2 || path >= 15) return !d.time_major;
   if (path <= 4 || path == 10) return true;
   return d.time_major == (path >= 12);
 }
@@ -170,7 +173,7 @@ std::string check(data &d) {
   } else {
     linrec_plain_loop(d.a, d.b, want, d.len, d.count, d.time_major);
   }
-  for (int path = 0; path <= 14; path++) {
+  for (int path = 0; path <= 16; path++) {
     if (!path_applies(path, d)) continue;
     bench_poison(d.h, n * 4);
     const int s = linrec_gpuprim_path(path, d.a, d.b, d.h, d.len, d.count, d.time_major);
@@ -207,10 +210,15 @@ void linrec_benchmark(benchmark::State &state, std::string name, size_t len, siz
     r.who.push_back(who);
     args.push_back(arg);
   };
-  // The sequence tiles and walk at each shape (paths 5 to 9): one data each, timed_path reads the path from it.
-  static const char *const shape_names[] = {"tiles4k", "tiles2k", "walk512x8", "walk1024x8", "walk1024x4"};
-  constexpr int SHAPES = 5;
-  data shaped[SHAPES] = {d, d, d, d, d};
+  // The sequence tiles and walk at each shape (paths 5 to 9; 15 and 16: the walk in strands): one data each,
+  // timed_path reads the path from it.
+  static const struct {
+    const char *name;
+    int path;
+  } forced[] = {{"tiles4k", 5},    {"tiles2k", 6},   {"walk512x8", 7},   {"walk1024x8", 8},
+                {"walk1024x4", 9}, {"strands512", 15}, {"strands1024", 16}};
+  constexpr int SHAPES = sizeof forced / sizeof forced[0];
+  std::vector<data> shaped(SHAPES, d);
   // The tiles with a look-back policy forced (paths 10 to 14).
   data other[2] = {d, d}, radix8 = d, fenwick = d, tree = d;
   other[0].path = 10, other[1].path = 11, radix8.path = 12, fenwick.path = 13, tree.path = 14;
@@ -230,8 +238,8 @@ void linrec_benchmark(benchmark::State &state, std::string name, size_t len, siz
     }
     if (!time_major && len >= 4096) {
       for (int i = 0; i < SHAPES; i++) {
-        shaped[i].path = 5 + i;
-        time_as(timed_path, shape_names[i], &shaped[i]);
+        shaped[i].path = forced[i].path;
+        time_as(timed_path, forced[i].name, &shaped[i]);
       }
       time_as(timed_path, "fen4k", &other[0]);
       time_as(timed_path, "fen2k", &other[1]);
@@ -346,9 +354,10 @@ void register_all(bool quick) {
           true);
     }
   if (quick) return;
-  // Where the sequence walk's shapes and the sequence tiles cross (LINREC_SEQ_MAJOR_WALK_*), and the time-major
-  // channel tiles and three passes (LINREC_TIME_MAJOR_TILES_MIN_COUNT), at 2^24 elements.
-  for (size_t count : {128, 512}) {
+  // Where the sequence walk's shapes, its strands and the sequence tiles cross (LINREC_SEQ_MAJOR_WALK_*,
+  // LINREC_SEQ_MAJOR_STRANDS_MIN_COUNT), and the time-major channel tiles and three passes
+  // (LINREC_TIME_MAJOR_*), at 2^24 elements.
+  for (size_t count : {16, 32, 64, 128, 512}) {
     const size_t len = (size_t(1) << 24) / count;
     for (int tm = 1; tm >= 0; tm--)
       add(std::string(tm ? "tm/" : "sm/") + std::to_string(count) + "x" + std::to_string(len), len, count, tm);

@@ -168,9 +168,12 @@ int channel_tiles_at(const float *a, const float *b, float *h, const gp_linrec_s
                                                               static_cast<cudaStream_t>(gp_stream())));
 }
 
-/* The sequence walk at one shape, whatever the count. */
-template <typename Shape> int sequence_walk_at(const float *a, const float *b, float *h, const gp_linrec_shape &s) {
-  return int(gp::launch_sequence_walk<float, false, Shape>("bench", a, b, h, nullptr, s,
+/* The sequence walk at one shape, whatever the count; split: in strands
+ * (as many as fit beside each other, at most 8; the sequence tiles where
+ * only one fits). */
+template <typename Shape>
+int sequence_walk_at(const float *a, const float *b, float *h, const gp_linrec_shape &s, bool split = false) {
+  return int(gp::launch_sequence_walk<float, false, Shape>("bench", a, b, h, nullptr, s, split,
                                                            static_cast<cudaStream_t>(gp_stream())));
 }
 
@@ -189,6 +192,9 @@ extern "C" int linrec_gpuprim_path(int path, const float *a, const float *b, flo
   if (path == 12 && time_major) return channel_tiles_at<NARROW, gp::radix_lookback_of<3>>(a, b, h, s);
   if (path == 13 && time_major) return channel_tiles_at<NARROW, gp::fenwick_lookback>(a, b, h, s);
   if (path == 14 && time_major) return channel_tiles_at<NARROW>(a, b, h, s);
+  if (path == 15 && !time_major) return sequence_walk_at<gp::linrec_tuning<4>::sequence_walk>(a, b, h, s, true);
+  if (path == 16 && !time_major)
+    return sequence_walk_at<gp::linrec_tuning<4>::sequence_walk_long>(a, b, h, s, true);
   if (path >= 12) return GPU_ERR_UNSUPPORTED;
   if (path >= 5 && time_major) return GPU_ERR_UNSUPPORTED;
   if (path == 5) return sequence_tiles_at<gp::linrec_tuning<4>::sequence_tiles>(a, b, h, s);

@@ -52,7 +52,10 @@ float linrec_max_difference_plain(const float *x, const float *y, size_t n);
  * (sequence-major) of path 6's; time-major only, the channel tiles 32
  * channels wide (the library's width from 4096 steps) with the tree of
  * radix 8 (12, bench-only), the Fenwick tree (13, bench-only) and the
- * library's tree of radix 4 (14; linrec_radix_lookback.cuh). Returns a
+ * library's tree of radix 4 (14; linrec_radix_lookback.cuh); sequence-major
+ * only, the walk in strands (as many as fit beside each other, at most 8;
+ * the sequence tiles where only one fits) at 15 sequence_walk's shape and
+ * 16 sequence_walk_long's. Returns a
  * gpu_status. */
 int linrec_gpuprim_path(int path, const float *a, const float *b, float *h, size_t len, size_t count, int time_major);
 /* gpuprim's backward pass of a batch (gpu_linrec_backward_batch, h0 NULL,

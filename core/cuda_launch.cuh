@@ -29,20 +29,24 @@ constexpr int MAX_DEVICES = 64;
 
 /* What a kernel may do on a device: the opt-in to `smem` bytes of dynamic
  * shared memory (above 48 KiB it is needed; it is an attribute of the
- * device's context) and how many of its blocks of `threads` fit the device
- * at once. */
+ * device's context), how many of its blocks of `threads` fit the device
+ * at once, and whether the device takes cooperative launches (a grid
+ * started only where all its blocks fit at once). */
 struct kernel_fit {
   cudaError_t allowed;
   unsigned resident;
+  bool cooperative;
 };
 template <auto KERNEL> kernel_fit find_fit(int dev, int threads, size_t smem) {
   kernel_fit f{};
-  int sms = 0, per_sm = 0;
+  int sms = 0, per_sm = 0, cooperative = 0;
   f.allowed = cudaFuncSetAttribute(KERNEL, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
   cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+  cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, dev);
   cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, KERNEL, threads, smem);
   cudaGetLastError();
   f.resident = unsigned(sms > 0 && per_sm > 0 ? sms * per_sm : 1);
+  f.cooperative = cooperative != 0;
   return f;
 }
 /* The same for the current device, found once per kernel and device (a
@@ -67,6 +71,11 @@ template <auto KERNEL> gpu_status allow_shared_memory(const char *fn, int thread
  * with its dynamic shared memory allowed. */
 template <auto KERNEL> unsigned resident_blocks(int threads, size_t smem) {
   return fit_on_device<KERNEL>(threads, smem).resident;
+}
+/* The same where the device launches a grid of them cooperatively, else 0. */
+template <auto KERNEL> unsigned cooperative_blocks(int threads, size_t smem) {
+  const kernel_fit f = fit_on_device<KERNEL>(threads, smem);
+  return f.cooperative ? f.resident : 0;
 }
 
 }  // namespace gp

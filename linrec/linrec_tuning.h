@@ -117,6 +117,24 @@ constexpr uint64_t LINREC_SEQ_MAJOR_TILES_MIN_LEN = 4096;
  * threads of 4 items spills; not measured). */
 constexpr uint64_t LINREC_SEQ_MAJOR_WALK_MIN_COUNT = 128;
 constexpr uint64_t LINREC_SEQ_MAJOR_WALK_MANY_COUNT = 512;
+/* f32 sequence-major batches of LINREC_SEQ_MAJOR_STRANDS_MIN_COUNT to
+ * LINREC_SEQ_MAJOR_WALK_MIN_COUNT sequences of at least
+ * LINREC_SEQ_MAJOR_STRANDS_MIN_LEN steps run the walk in strands
+ * (linrec_sequence_walk.cuh): several blocks a sequence, as many as fit
+ * beside each other, at most LINREC_SEQ_MAJOR_WALK_MAX_STRANDS; at two
+ * blocks an SM (`sequence_walk`) from LINREC_SEQ_MAJOR_STRANDS_WIDE_COUNT
+ * sequences, else at one (`sequence_walk_long`). Measured on the H100, f32,
+ * of a copy (bench_linrec's sm/ rows), the sequence tiles the plan took
+ * before / strands at two blocks an SM / at one: 64 x 2^20 0.73 / 0.90 /
+ * 0.82, 64 x 2^18 0.68 / 0.80 / 0.73-0.74, 32 x 2^19 0.62 / 0.69 / 0.72,
+ * 16 x 2^20 0.52 / 0.46 / 0.65; at 128 x 2^17 the walk at one block an SM
+ * (0.83-0.84) beats strands at two (0.81). Shorter sequences keep the
+ * sequence tiles (a strand of few tiles spends its time filling the
+ * pipeline; not measured). */
+constexpr uint64_t LINREC_SEQ_MAJOR_STRANDS_MIN_COUNT = 16;
+constexpr uint64_t LINREC_SEQ_MAJOR_STRANDS_WIDE_COUNT = 64;
+constexpr uint64_t LINREC_SEQ_MAJOR_STRANDS_MIN_LEN = uint64_t(1) << 15;
+constexpr uint64_t LINREC_SEQ_MAJOR_WALK_MAX_STRANDS = 8;
 /* Time-major batches run the one-pass channel tiles with at least
  * LINREC_TIME_MAJOR_TILES_MIN_COUNT channels, or with at least
  * LINREC_TIME_MAJOR_NARROW_TILES_MIN_COUNT channels of at least

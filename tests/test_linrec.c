@@ -192,6 +192,9 @@ START_TEST(linrec_in_place) {
        * walk takes) and the narrow channel tiles, in place. */
       c.count = 20;
       check_case(&c, -1, 1, "in place, sequence-major, few");
+      /* On the CUDA backend in f32: the walk in three strands a sequence. */
+      c.len = 33000, c.count = 40;
+      check_case(&c, -1, 1, "in place, sequence-major, strands");
       c = (lr_case){LR_BATCH, ti ? GPU_F64 : GPU_F32, 4100, 70, NULL, 0, flags | GPU_TIME_MAJOR, true, true};
       check_case(&c, -1, 1, "in place, time-major, long");
     }
@@ -411,7 +414,8 @@ START_TEST(linrec_same_bits) {
                              {LR_BATCH, t, n / 1030, 1030, NULL, 0, GPU_TIME_MAJOR, false, false},
                              {LR_BATCH, t, n / 1000, 1000, NULL, 0, 0, false, false},
                              {LR_BATCH, t, 4100, n / 4100, NULL, 0, 0, false, false},
-                             {LR_BATCH, t, 9000, n / 9000, NULL, 0, 0, false, false}};
+                             {LR_BATCH, t, 9000, n / 9000, NULL, 0, 0, false, false},
+                             {LR_BATCH, t, 50000, n / 50000, NULL, 0, 0, false, false}};
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
       const size_t m = lr_case_n(&cases[k]);
       void *first = lr_run(&cases[k], ha, hb, NULL);

@@ -10,11 +10,16 @@
  * 150 x 12000: the walk at one block an SM, a full and a partial tile in
  * each sequence, more sequences than SMs; 2050 channels of 4100 steps,
  * time-major: narrow channel tiles with the chain of states, a partial
- * group).
+ * group; sequence-major, the walk in strands: 64 x 32768 at two blocks an
+ * SM, four strands a sequence, vector loads; 20 x 40001 at one block an
+ * SM, five strands, scalar loads, a partial tile; 60 x 33000, two strands,
+ * vector loads, a partial tile); and batches in strands on three streams
+ * at once, each round's bits against the batch run alone.
  */
 #include <cuda_runtime_api.h>
 #include <float.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,7 +127,8 @@ static void cuda_against_host(const lr_case *c, const char *what) {
 START_TEST(linrec_cuda_matches_host) {
   static const size_t shapes[][2] = {{1000003, 1}, {256, 4096}, {4096, 256}, {3, 100000}, {16, 70001},
                                      {100003, 7}, {20000, 64}, {300001, 3}, {1000, 4099}, {8192, 256},
-                                     {4100, 500}, {12000, 150}, {4100, 2050}};
+                                     {4100, 500}, {12000, 150}, {4100, 2050}, {32768, 64},
+                                     {40001, 20}, {33000, 60}};
   for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
     /* Quick (under the sanitizers): the shapes up to 2^21 elements. */
     if (tu_quick() && shapes[i][0] * shapes[i][1] > ((size_t)1 << 21)) continue;
@@ -145,9 +151,80 @@ START_TEST(linrec_cuda_matches_host) {
 }
 END_TEST
 
+/* Strands beside each other: each thread runs one batch that the walk in
+ * strands takes, on its own stream, ROUNDS times, while the others run
+ * theirs; every round must give the bits the batch gave alone. Two grids
+ * of strands that each fit the device but not together must not wait on
+ * each other (the walk's strands spin on their peers: a grid started in
+ * part would never end). */
+enum { STRAND_THREADS = 3, STRAND_ROUNDS = 4 };
+typedef struct {
+  lr_case c;
+  const float *ha, *hb, *want; /* want: the batch run alone */
+  int failures;
+  char error[200];
+} strand_worker;
+
+static void strand_fail(strand_worker *r, const char *what) {
+  snprintf(r->error, sizeof r->error, "%s (%s)", what, gpu_last_error());
+  r->failures++;
+}
+
+static void *strand_rounds(void *arg) {
+  strand_worker *r = arg;
+  const size_t n = lr_case_n(&r->c);
+  cudaStream_t stream;
+  if (cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess) {
+    strand_fail(r, "cudaStreamCreateWithFlags");
+    return NULL;
+  }
+  gpu_set_backend(GPU_BACKEND_CUDA);
+  gpu_set_stream(stream);
+  float *a = NULL, *b = NULL, *h = NULL, *got = malloc(n * 4);
+  if (!got || gpu_alloc((void **)&a, n * 4) || gpu_alloc((void **)&b, n * 4) || gpu_alloc((void **)&h, n * 4) ||
+      gpu_upload(a, r->ha, n * 4) || gpu_upload(b, r->hb, n * 4))
+    strand_fail(r, "set-up");
+  for (int round = 0; round < STRAND_ROUNDS && !r->failures; round++) {
+    if (cudaMemsetAsync(h, 0xA5, n * 4, stream) != cudaSuccess ||
+        gpu_linrec_batch(a, b, h, r->c.len, r->c.count, GPU_F32, NULL, 0) != GPU_OK || gpu_download(got, h, n * 4))
+      strand_fail(r, "gpu_linrec_batch");
+    else if (memcmp(got, r->want, n * 4) != 0)
+      strand_fail(r, "other bits than alone");
+  }
+  gpu_free(a), gpu_free(b), gpu_free(h);
+  free(got);
+  gpu_set_stream(NULL);
+  cudaStreamDestroy(stream);
+  return NULL;
+}
+
+START_TEST(linrec_strands_beside_other_streams) {
+  /* 64 x 32768: four strands of 512 threads a sequence; 20 x 40001: five
+   * or six of 1024 threads; each grid fills most of an H100 alone. */
+  static const size_t shapes[STRAND_THREADS][2] = {{32768, 64}, {40001, 20}, {32768, 64}};
+  strand_worker w[STRAND_THREADS];
+  pthread_t th[STRAND_THREADS];
+  for (int i = 0; i < STRAND_THREADS; i++) {
+    w[i] = (strand_worker){{LR_BATCH, GPU_F32, shapes[i][0], shapes[i][1], NULL, 0, 0, false, false}, 0, 0, 0, 0, ""};
+    const size_t n = lr_case_n(&w[i].c);
+    float *ha = tu_xmalloc(n * 4), *hb = tu_xmalloc(n * 4);
+    lr_fill_uniform(ha, n, GPU_F32, -1, 1);
+    lr_fill_uniform(hb, n, GPU_F32, -1, 1);
+    w[i].ha = ha, w[i].hb = hb, w[i].want = lr_run(&w[i].c, ha, hb, NULL);
+  }
+  for (int i = 0; i < STRAND_THREADS; i++) pthread_create(&th[i], NULL, strand_rounds, &w[i]);
+  for (int i = 0; i < STRAND_THREADS; i++) pthread_join(th[i], NULL);
+  for (int i = 0; i < STRAND_THREADS; i++) {
+    ck_assert_msg(w[i].failures == 0, "thread %d (%zu x %zu): %s", i, w[i].c.count, w[i].c.len, w[i].error);
+    free((void *)w[i].ha), free((void *)w[i].hb), free((void *)w[i].want);
+  }
+}
+END_TEST
+
 void linrec_add_cuda_cases(Suite *s) {
   TCase *cuda = tu_tcase("cuda");
   tcase_add_test(cuda, linrec_cuda_matches_host);
   tcase_add_test(cuda, linrec_n_above_2_to_32);
+  tcase_add_test(cuda, linrec_strands_beside_other_streams);
   suite_add_tcase(s, cuda);
 }

@@ -99,6 +99,24 @@ __device__ inline T incoming_state(const state_lookback &l, int width, uint64_t 
   return state;
 }
 
+/* The aggregates of the `before` <= 32 tiles just before tile `tile` in
+ * time applied to `state` by one warp: lane j loads the j-th oldest (all
+ * in flight together), then every lane applies them oldest first, the same
+ * loop as incoming_state's. Returns the state in every lane. */
+template <typename T>
+__device__ inline T warp_apply_aggregates(const state_lookback &l, int width, uint64_t tile, int sequence,
+                                          uint32_t before, T state, int lane) {
+  lr_pair<T> agg{};
+  if (uint32_t(lane) < before) {
+    const uint64_t *at = state_entry<T>(l, width, tile - (before - uint32_t(lane)) * l.stride, sequence);
+    while (!tagged<lr_pair<T>>::load(at + tagged<T>::WORDS, l.epoch, &agg)) {
+    }
+  }
+  for (uint32_t j = 0; j < before; j++)
+    state = lr_step(::__shfl_sync(FULL_MASK, agg.a, int(j)), state, ::__shfl_sync(FULL_MASK, agg.b, int(j)));
+  return state;
+}
+
 /*
  * The look-back as the one-pass batch kernels call it: one call per tile
  * and sequence, by one thread, with the tile's aggregate; publishes what
