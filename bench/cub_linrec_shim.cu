@@ -173,8 +173,9 @@ int channel_tiles_at(const float *a, const float *b, float *h, const gp_linrec_s
  * only one fits). */
 template <typename Shape>
 int sequence_walk_at(const float *a, const float *b, float *h, const gp_linrec_shape &s, bool split = false) {
-  return int(gp::launch_sequence_walk<float, false, Shape>("bench", a, b, h, nullptr, s, split,
-                                                           static_cast<cudaStream_t>(gp_stream())));
+  const auto stream = static_cast<cudaStream_t>(gp_stream());
+  if (split) return int(gp::launch_sequence_strands<float, false, Shape>("bench", a, b, h, nullptr, s, stream));
+  return int(gp::launch_sequence_walk<float, false, Shape>("bench", a, b, h, nullptr, s, stream));
 }
 
 /* The sequence tiles half as long at four blocks an SM (bench-only). */

@@ -247,49 +247,57 @@ gpu_status launch_sequence_tiles(const char *fn, const T *a, const T *b, T *h, c
                                });
 }
 
-/* Strands a sequence for the walk of `count` sequences of `tiles` time
- * tiles each, `resident` blocks fitting at once in a cooperative launch
- * (0 where the device has none): 1 where split is false,
- * else as many as fit beside each other, at most
- * LINREC_SEQ_MAJOR_WALK_MAX_STRANDS and no more than the tiles. */
-inline uint32_t walk_strands(bool split, uint64_t count, uint64_t tiles, unsigned resident) {
-  uint64_t strands = split && count > 0 ? resident / count : 1;
+/* Strands a sequence for the walk in strands of `count` sequences of
+ * `tiles` time tiles each, `resident` blocks fitting at once in a
+ * cooperative launch (0 where the device has none): as many as fit beside
+ * each other, at most LINREC_SEQ_MAJOR_WALK_MAX_STRANDS and no more than
+ * the tiles. */
+inline uint32_t walk_strands(uint64_t count, uint64_t tiles, unsigned resident) {
+  uint64_t strands = count > 0 ? resident / count : 1;
   if (strands > LINREC_SEQ_MAJOR_WALK_MAX_STRANDS) strands = LINREC_SEQ_MAJOR_WALK_MAX_STRANDS;
   if (strands > tiles) strands = tiles;
   return strands > 1 ? uint32_t(strands) : 1u;
 }
 
-/* The forward sequence walk (linrec_sequence_walk.cuh) at Shape, in
- * strands where split (walk_strands; the STRANDS kernel, launched
- * cooperatively; the sequence tiles where only one strand fits): as many
- * persistent blocks as are resident at once, at most one per strand; each
- * takes one counter index past the last strand (strands x count + grid in
- * all). Strands need look-back words for every tile's aggregate; a whole
- * sequence a strand needs none. */
+/* The forward sequence walk (linrec_sequence_walk.cuh) at Shape, a whole
+ * sequence a block: as many persistent blocks as are resident at once, at
+ * most one per sequence; each takes one counter index past the last
+ * sequence (count + grid in all). No look-back words. */
 template <typename T, bool REVERSE, typename Shape>
 gpu_status launch_sequence_walk(const char *fn, const T *a, const T *b, T *h, const T *h0, const gp_linrec_shape &s,
-                                bool split, cudaStream_t stream) {
-  constexpr auto plain = sequences_walk<Shape, REVERSE, false, T>, stranded = sequences_walk<Shape, REVERSE, true, T>;
+                                cudaStream_t stream) {
+  constexpr auto kernel = sequences_walk<Shape, REVERSE, false, T>;
   constexpr size_t smem = walk_stages<T, Shape, REVERSE>::SHARED_BYTES;
-  gpu_status st = allow_shared_memory<plain>(fn, Shape::threads, smem);
-  if (st == GPU_OK) st = allow_shared_memory<stranded>(fn, Shape::threads, smem);
+  const gpu_status st = allow_shared_memory<kernel>(fn, Shape::threads, smem);
   if (st != GPU_OK) return st;
-  const unsigned resident_stranded = cooperative_blocks<stranded>(Shape::threads, smem); /* 0: one strand */
-  const uint64_t tiles = (s.len + Shape::tile_items - 1) / Shape::tile_items;
-  const uint32_t strands = walk_strands(split, s.count, tiles, resident_stranded);
-  /* One strand where split: no cooperative grid, or too few blocks fit. */
-  if (split && strands == 1) return launch_sequence_tiles<T, REVERSE>(fn, a, b, h, h0, s, stream);
-  const unsigned resident = strands > 1 ? resident_stranded : resident_blocks<plain>(Shape::threads, smem);
-  const uint64_t walks = s.count * strands;
-  const unsigned grid = unsigned(walks < resident ? walks : resident);
+  const unsigned resident = resident_blocks<kernel>(Shape::threads, smem);
+  const unsigned grid = unsigned(s.count < resident ? s.count : resident);
   const bool vector_ok = s.len % Shape::vec == 0 && aligned16(a, b, h);
-  if (strands == 1)
-    return launch_with_states<T>(fn, "sequences_walk", s, s.count + grid, 0, 0,
-                                 [&](state_lookback states, unsigned long long *counter, unsigned long long base) {
-                                   const sequence_tiles_args<T> p{a,       b,    h,         h0,   s.len, s.count,
-                                                                  states,  counter, base, vector_ok, {}};
-                                   plain<<<grid, Shape::threads, smem, stream>>>(p, 1);
-                                 });
+  return launch_with_states<T>(fn, "sequences_walk", s, s.count + grid, 0, 0,
+                               [&](state_lookback states, unsigned long long *counter, unsigned long long base) {
+                                 const sequence_tiles_args<T> p{a,       b,    h,         h0,   s.len, s.count,
+                                                                states,  counter, base, vector_ok, {}};
+                                 kernel<<<grid, Shape::threads, smem, stream>>>(p, 1);
+                               });
+}
+
+/* The walk in strands at Shape (walk_strands a sequence, the STRANDS
+ * kernel), launched cooperatively; the sequence tiles where one strand
+ * fits (or the device has no cooperative launch). A block a strand, each
+ * taking one counter index past the last strand (2 x strands x count in
+ * all); look-back words for every tile's aggregate. */
+template <typename T, bool REVERSE, typename Shape>
+gpu_status launch_sequence_strands(const char *fn, const T *a, const T *b, T *h, const T *h0,
+                                   const gp_linrec_shape &s, cudaStream_t stream) {
+  constexpr auto kernel = sequences_walk<Shape, REVERSE, true, T>;
+  constexpr size_t smem = walk_stages<T, Shape, REVERSE>::SHARED_BYTES;
+  const gpu_status st = allow_shared_memory<kernel>(fn, Shape::threads, smem);
+  if (st != GPU_OK) return st;
+  const uint64_t tiles = (s.len + Shape::tile_items - 1) / Shape::tile_items;
+  const uint32_t strands = walk_strands(s.count, tiles, cooperative_blocks<kernel>(Shape::threads, smem));
+  if (strands == 1) return launch_sequence_tiles<T, REVERSE>(fn, a, b, h, h0, s, stream);
+  const uint64_t walks = s.count * strands; /* at most the resident blocks: walk_strands */
+  const bool vector_ok = s.len % Shape::vec == 0 && aligned16(a, b, h);
   return launch_with_states<T>(
       fn, "sequences_walk", s, s.count * tiles, 1, 1,
       [&](state_lookback states, unsigned long long *counter, unsigned long long base) {
@@ -299,10 +307,10 @@ gpu_status launch_sequence_walk(const char *fn, const T *a, const T *b, T *h, co
         /* Cooperative: the grid starts only where all its blocks fit at
          * once, so a strand never spins on a peer that has not started
          * (a failure is the launch's error, read by check_launch). */
-        cudaLaunchCooperativeKernel(reinterpret_cast<const void *>(stranded), dim3(grid), dim3(Shape::threads), args,
-                                    smem, stream);
+        cudaLaunchCooperativeKernel(reinterpret_cast<const void *>(kernel), dim3(unsigned(walks)),
+                                    dim3(Shape::threads), args, smem, stream);
       },
-      walks + grid);
+      walks + walks);
 }
 
 /* The forward pass of a sequence-major batch from LINREC_SEQ_MAJOR_TILES_MIN_LEN
@@ -317,13 +325,13 @@ gpu_status launch_sequence_tiles_forward(const char *fn, const T *a, const T *b,
     using walk_long = typename linrec_tuning<4>::sequence_walk_long;
     if (s.count >= LINREC_SEQ_MAJOR_WALK_MANY_COUNT ||
         (s.count >= LINREC_SEQ_MAJOR_WALK_MIN_COUNT && s.len < walk_long::tile_items))
-      return launch_sequence_walk<T, REVERSE, walk>(fn, a, b, h, h0, s, false, stream);
+      return launch_sequence_walk<T, REVERSE, walk>(fn, a, b, h, h0, s, stream);
     if (s.count >= LINREC_SEQ_MAJOR_WALK_MIN_COUNT)
-      return launch_sequence_walk<T, REVERSE, walk_long>(fn, a, b, h, h0, s, false, stream);
+      return launch_sequence_walk<T, REVERSE, walk_long>(fn, a, b, h, h0, s, stream);
     if (s.count >= LINREC_SEQ_MAJOR_STRANDS_WIDE_COUNT && s.len >= LINREC_SEQ_MAJOR_STRANDS_MIN_LEN)
-      return launch_sequence_walk<T, REVERSE, walk>(fn, a, b, h, h0, s, true, stream);
+      return launch_sequence_strands<T, REVERSE, walk>(fn, a, b, h, h0, s, stream);
     if (s.count >= LINREC_SEQ_MAJOR_STRANDS_MIN_COUNT && s.len >= LINREC_SEQ_MAJOR_STRANDS_MIN_LEN)
-      return launch_sequence_walk<T, REVERSE, walk_long>(fn, a, b, h, h0, s, true, stream);
+      return launch_sequence_strands<T, REVERSE, walk_long>(fn, a, b, h, h0, s, stream);
   }
   return launch_sequence_tiles<T, REVERSE>(fn, a, b, h, h0, s, stream);
 }
