@@ -131,7 +131,7 @@ int main() {
   using chain = gp::state_chain_lookback;
   using fenwick = gp::fenwick_lookback;
   constexpr auto channel_kernel = gp::channels_lookback<narrow, false, probed<gp::radix_lookback>, float>;
-  const int channel_blocks = int(gp::resident_blocks<channel_kernel>(gp::CHANNEL_TILE_THREADS, 0));
+  const int channel_blocks = int(gp::resident_blocks<channel_kernel>(gp::CHANNEL_TILE_THREADS, narrow::staged_bytes));
   for (size_t count : {4096, 1024, 256, 64}) {
     const size_t len = n / count, tiles = narrow::groups(count) * (len / narrow::tile_steps);
     char name[32];

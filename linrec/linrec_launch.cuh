@@ -199,6 +199,9 @@ gpu_status launch_with_states(const char *fn, const char *kernel, const gp_linre
 template <typename Shape, bool SHIFTED = false, typename Lookback = radix_lookback, typename T>
 gpu_status launch_channel_tiles(const char *fn, const T *a, const T *b, T *h, const T *h0, const gp_linrec_shape &s,
                                 bool reverse, cudaStream_t stream, backward_gradients<T> grad = {}) {
+  constexpr auto kernel = channels_lookback<Shape, SHIFTED, Lookback, T>;
+  const gpu_status st = allow_shared_memory<kernel>(fn, CHANNEL_TILE_THREADS, Shape::staged_bytes);
+  if (st != GPU_OK) return st;
   const uint64_t groups = Shape::groups(s.count);
   const uint64_t tiles = groups * ((s.len + Shape::tile_steps - 1) / Shape::tile_steps);
   const bool vector_ok = s.count % Shape::vec == 0 && aligned16(a, b, h, grad.h_fwd, grad.da);
@@ -207,8 +210,7 @@ gpu_status launch_channel_tiles(const char *fn, const T *a, const T *b, T *h, co
                                  const channel_tiles_args<T> p{a,       b,       h,       h0,      s.len,     s.count,
                                                                uint32_t(groups), states, counter, base, reverse,
                                                                vector_ok, grad};
-                                 channels_lookback<Shape, SHIFTED, Lookback>
-                                     <<<unsigned(tiles), CHANNEL_TILE_THREADS, 0, stream>>>(p);
+                                 kernel<<<unsigned(tiles), CHANNEL_TILE_THREADS, Shape::staged_bytes, stream>>>(p);
                                });
 }
 

@@ -76,9 +76,15 @@ template <> struct linrec_tuning<8> {
  * before computing them. */
 constexpr int LINREC_CHANNEL_THREADS = 256;
 constexpr int LINREC_CHANNEL_UNROLL = 8;
-/* Steps a thread of the one-pass channel path (channels_lookback) holds:
- * 8 x 16 bytes of a and of b, so a tile of 256 threads reads 32 KiB of
- * each and two blocks fit an SM. */
+/* Steps a thread of the one-pass channel path (channels_lookback) stages:
+ * 8 x 16 bytes of a and of b in shared memory, so a tile of 256 threads
+ * reads 32 KiB of each and three blocks fit an SM (CHANNEL_TILE_BLOCKS).
+ * Measured on the H100, f32 forward, of a copy, the same tiles held in
+ * registers at two blocks an SM / staged at two / staged at three: 4096 x
+ * 4096 0.92 / 0.92 / 0.93, 1024 x 16384 0.83 / 0.82 / 0.84, 512 x 32768
+ * 0.78 / 0.76 / 0.82, 128 x 131072 0.70 / 0.68 / 0.74, 64 x 2^20 0.65 /
+ * 0.63 / 0.73: a tile's wait for its incoming state holds its block, and
+ * a third block keeps loading while two wait. */
 constexpr int LINREC_CHANNEL_TILE_STEPS = 8;
 /* Threads (channel, chunk) the channel path aims for: about 16 resident
  * warps' worth on each of 132 SMs, so that loads in flight cover memory
@@ -155,10 +161,12 @@ constexpr uint64_t LINREC_SEQ_MAJOR_WALK_MAX_STRANDS = 8;
  *   128 x 131072  0.46 / 0.59 / 0.64, 0.50
  *   64 x 2^20     0.32 / 0.58 / 0.63, 0.53
  * Shorter batches keep the wide tiles (a 256-step tile would idle most of
- * its rows) and, from 1024 channels, run them (4096 x 256: 0.66). Fewer
- * than 64 channels are not measured. */
+ * its rows) and, from 1024 channels, run them (4096 x 256: 0.66). Below 64
+ * channels the narrow tiles still beat the three passes: 32 x 2^19 0.62
+ * against 0.47, 16 x 2^20 0.41 against 0.39 (register tiles; staged 0.65
+ * and 0.47); fewer than 16 channels are not measured. */
 constexpr uint64_t LINREC_TIME_MAJOR_TILES_MIN_COUNT = 1024;
-constexpr uint64_t LINREC_TIME_MAJOR_NARROW_TILES_MIN_COUNT = 64;
+constexpr uint64_t LINREC_TIME_MAJOR_NARROW_TILES_MIN_COUNT = 16;
 constexpr uint64_t LINREC_TIME_MAJOR_NARROW_TILES_MIN_LEN = 4096;
 constexpr int LINREC_CHANNEL_TILE_ROW_THREADS = 8;
 /* Narrow channel tiles of at least this many channel groups look back

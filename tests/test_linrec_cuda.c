@@ -128,7 +128,7 @@ START_TEST(linrec_cuda_matches_host) {
   static const size_t shapes[][2] = {{1000003, 1}, {256, 4096}, {4096, 256}, {3, 100000}, {16, 70001},
                                      {100003, 7}, {20000, 64}, {300001, 3}, {1000, 4099}, {8192, 256},
                                      {4100, 500}, {12000, 150}, {4100, 2050}, {32768, 64},
-                                     {40001, 20}, {33000, 60}};
+                                     {40001, 20}, {33000, 60}, {5000, 17}};
   for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
     /* Quick (under the sanitizers): the shapes up to 2^21 elements. */
     if (tu_quick() && shapes[i][0] * shapes[i][1] > ((size_t)1 << 21)) continue;

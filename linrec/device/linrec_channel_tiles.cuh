@@ -7,12 +7,21 @@
  * A block of 256 threads is ROWS rows of LROW threads; a row covers WIDTH =
  * LROW x VEC channels (one 16-byte vector a thread), and each thread STEPS
  * consecutive steps of them. Per tile:
+ *   0. each thread copies its steps of a and b (cp.async) into its own
+ *      slots of shared memory
  *   1. each thread folds its steps of each of its channels into a pair
  *   2. a thread per channel folds the rows' pairs into the tile's aggregate
  *      (A, B) and publishes it, then takes the tile's incoming state (the
  *      look-back below), publishes its outgoing state A s + B, and turns
  *      the rows' pairs into each row's incoming state
  *   3. each thread runs h = a h + b over its steps from its row's state
+ *
+ * The values wait in shared memory, not registers, so that three blocks
+ * fit an SM (about 70 registers a thread; 64 KiB of values and 8 KiB of
+ * row pairs a block): a tile's wait for its incoming state holds its
+ * block, and a third block keeps loading while two wait (bench/NOTES.md
+ * has the measurements). A thread reads back only the slots it copied, so
+ * its own cp.async.wait_group is all the copies need.
  *
  * The look-back along time is a policy, a thread per channel:
  * linrec_radix_lookback.cuh's tree, or linrec_state_lookback.cuh's chain
@@ -27,10 +36,12 @@
 
 #include "linrec_radix_lookback.cuh"
 #include "scan/device/tile_io.cuh"
+#include "scan/device/tile_pipeline.cuh"
 
 namespace gp {
 
 constexpr int CHANNEL_TILE_THREADS = 256;
+constexpr int CHANNEL_TILE_BLOCKS = 3; /* blocks an SM the launch bounds ask for */
 
 template <typename T> struct channel_tiles_args {
   const T *a, *b;
@@ -53,6 +64,9 @@ template <typename T, int LROW, int STEPS> struct channel_tile_shape {
   static constexpr int width = LROW * vec;
   static constexpr int rows = CHANNEL_TILE_THREADS / LROW;
   static constexpr int tile_steps = rows * STEPS;
+  /* Dynamic shared memory a block stages its values in: STEPS 16-byte
+   * vectors of a and of b a thread. */
+  static constexpr size_t staged_bytes = size_t(2) * STEPS * CHANNEL_TILE_THREADS * 16;
   /* Groups of `width` channels that cover `count`. */
   static constexpr uint64_t groups(uint64_t count) { return (count + width - 1) / width; }
 };
@@ -62,14 +76,25 @@ template <typename T> __device__ inline uint64_t channel_at(const channel_tiles_
   return (p.reverse ? p.len - 1 - i : i) * p.count + c;
 }
 
-/* This thread's steps i0 .. i0 + STEPS - 1 of channels c0 .. c0 + VEC - 1;
- * past the end, the neutral pair (1, -0). SHIFTED: each step's a is the
- * previous step's in scan order, 0 at step 0. */
+/* A thread's slots in the staged values: step s of thread t at s x
+ * CHANNEL_TILE_THREADS + t of each array, so that a warp's vectors of one
+ * step lie side by side. */
+template <typename Shape, typename T> struct channel_stage {
+  vec16<T, Shape::vec> *a, *b;
+  __device__ vec16<T, Shape::vec> &a_at(int s) const { return a[s * CHANNEL_TILE_THREADS + threadIdx.x]; }
+  __device__ vec16<T, Shape::vec> &b_at(int s) const { return b[s * CHANNEL_TILE_THREADS + threadIdx.x]; }
+};
+
+/* Copies this thread's steps i0 .. i0 + STEPS - 1 of channels c0 .. c0 +
+ * VEC - 1 into its slots (16-byte cp.async where the channels are whole
+ * and aligned, else element by element); past the end, the neutral pair
+ * (1, -0). SHIFTED: each step's a is the previous step's in scan order, 0
+ * at step 0. The copies are complete, for this thread, on return. */
 template <typename Shape, bool SHIFTED, typename T>
-__device__ __forceinline__ void load_channel_steps(const channel_tiles_args<T> &p, uint64_t c0, uint64_t i0,
-                                                   T (&av)[Shape::steps][Shape::vec],
-                                                   T (&bv)[Shape::steps][Shape::vec]) {
+__device__ __forceinline__ void stage_channel_steps(const channel_tiles_args<T> &p, uint64_t c0, uint64_t i0,
+                                                    const channel_stage<Shape, T> &stage) {
   constexpr int VEC = Shape::vec;
+  using V = vec16<T, VEC>;
 #pragma unroll
   for (int s = 0; s < Shape::steps; s++) {
     const uint64_t i = i0 + s;
@@ -78,20 +103,28 @@ __device__ __forceinline__ void load_channel_steps(const channel_tiles_args<T> &
     const uint64_t at_a = SHIFTED ? (a_ok ? channel_at(p, c0, i - 1) : 0) : at;
     const T a_missing = step_ok ? T(0) : T(1);
     if (step_ok && p.vector_ok && c0 < p.count) {
-      const vec16<T, VEC> vb = load_streaming(reinterpret_cast<const vec16<T, VEC> *>(p.b + at));
-      vec16<T, VEC> va;
-      if (a_ok) va = load_streaming(reinterpret_cast<const vec16<T, VEC> *>(p.a + at_a));
+      copy_async(&stage.b_at(s), reinterpret_cast<const V *>(p.b + at));
+      if (a_ok) {
+        copy_async(&stage.a_at(s), reinterpret_cast<const V *>(p.a + at_a));
+      } else {
+        V va;
 #pragma unroll
-      for (int v = 0; v < VEC; v++) av[s][v] = a_ok ? va.v[v] : a_missing, bv[s][v] = vb.v[v];
+        for (int v = 0; v < VEC; v++) va.v[v] = a_missing;
+        stage.a_at(s) = va;
+      }
     } else {
+      V va, vb;
 #pragma unroll
       for (int v = 0; v < VEC; v++) {
         const bool ok = step_ok && c0 + v < p.count;
-        av[s][v] = ok && a_ok ? __ldcs(p.a + at_a + v) : ok ? a_missing : T(1);
-        bv[s][v] = ok ? __ldcs(p.b + at + v) : -T(0);
+        va.v[v] = ok && a_ok ? p.a[at_a + v] : ok ? a_missing : T(1);
+        vb.v[v] = ok ? p.b[at + v] : -T(0);
       }
+      stage.a_at(s) = va, stage.b_at(s) = vb;
     }
   }
+  copy_async_commit();
+  copy_async_wait<0>();
 }
 
 /* Stores the VEC channels' values at physical index `at`. */
@@ -112,16 +145,16 @@ __device__ __forceinline__ void store_channels(const channel_tiles_args<T> &p, T
  * (p.grad.edge past the last step) is stored too. */
 template <typename Shape, bool SHIFTED, typename T>
 __device__ __forceinline__ void run_channel_steps(const channel_tiles_args<T> &p, uint64_t c0, uint64_t i0,
-                                                  const T (&av)[Shape::steps][Shape::vec],
-                                                  const T (&bv)[Shape::steps][Shape::vec], T (&state)[Shape::vec]) {
+                                                  const channel_stage<Shape, T> &stage, T (&state)[Shape::vec]) {
   constexpr int VEC = Shape::vec;
 #pragma unroll
   for (int s = 0; s < Shape::steps; s++) {
     const uint64_t i = i0 + s;
     if (i >= p.len) break;
+    const vec16<T, VEC> av = stage.a_at(s), bv = stage.b_at(s);
     vec16<T, VEC> hv;
 #pragma unroll
-    for (int v = 0; v < VEC; v++) hv.v[v] = state[v] = lr_step(av[s][v], state[v], bv[s][v]);
+    for (int v = 0; v < VEC; v++) hv.v[v] = state[v] = lr_step(av.v[v], state[v], bv.v[v]);
     const uint64_t at = channel_at(p, c0, i);
     store_channels<Shape>(p, p.h, c0, at, hv);
     if constexpr (SHIFTED) {
@@ -143,14 +176,20 @@ __device__ __forceinline__ void run_channel_steps(const channel_tiles_args<T> &p
   }
 }
 
+/* Launched with Shape::staged_bytes of dynamic shared memory. */
 template <typename Shape, bool SHIFTED, typename Lookback = radix_lookback, typename T>
-__global__ void __launch_bounds__(CHANNEL_TILE_THREADS, 2) channels_lookback(channel_tiles_args<T> p) {
+__global__ void __launch_bounds__(CHANNEL_TILE_THREADS, CHANNEL_TILE_BLOCKS)
+    channels_lookback(channel_tiles_args<T> p) {
   using P = lr_pair<T>;
+  using V = vec16<T, Shape::vec>;
   constexpr int VEC = Shape::vec, LROW = Shape::lrow, ROWS = Shape::rows;
   /* [r][v][col]: row r's fold of channel col * VEC + v, then (in .b) the
    * row's incoming state. */
   __shared__ P s_row[ROWS][VEC][LROW];
   __shared__ uint32_t s_tile;
+  extern __shared__ __align__(16) unsigned char s_staged[];
+  const channel_stage<Shape, T> stage{reinterpret_cast<V *>(s_staged),
+                                      reinterpret_cast<V *>(s_staged) + Shape::steps * CHANNEL_TILE_THREADS};
   if (threadIdx.x == 0) s_tile = uint32_t(atomicAdd(p.counter, 1ull) - p.counter_base);
   __syncthreads();
   const uint64_t tile = s_tile, group = tile % p.groups, k = tile / p.groups;
@@ -158,15 +197,16 @@ __global__ void __launch_bounds__(CHANNEL_TILE_THREADS, 2) channels_lookback(cha
   const uint64_t c0 = group * Shape::width + uint64_t(col) * VEC;
   const uint64_t i0 = k * Shape::tile_steps + uint64_t(row) * Shape::steps;
 
-  T av[Shape::steps][VEC], bv[Shape::steps][VEC];
-  load_channel_steps<Shape, SHIFTED>(p, c0, i0, av, bv);
+  stage_channel_steps<Shape, SHIFTED>(p, c0, i0, stage);
+  P fold[VEC];
 #pragma unroll
-  for (int v = 0; v < VEC; v++) {
-    P fold{av[0][v], bv[0][v]};
+  for (int s = 0; s < Shape::steps; s++) {
+    const V av = stage.a_at(s), bv = stage.b_at(s);
 #pragma unroll
-    for (int s = 1; s < Shape::steps; s++) fold = lr_op<T>::apply(fold, P{av[s][v], bv[s][v]});
-    s_row[row][v][col] = fold;
+    for (int v = 0; v < VEC; v++) fold[v] = s == 0 ? P{av.v[v], bv.v[v]} : lr_op<T>::apply(fold[v], P{av.v[v], bv.v[v]});
   }
+#pragma unroll
+  for (int v = 0; v < VEC; v++) s_row[row][v][col] = fold[v];
   __syncthreads();
 
   /* Thread (row v, col) of the first VEC rows: channel col * VEC + v. */
@@ -193,7 +233,7 @@ __global__ void __launch_bounds__(CHANNEL_TILE_THREADS, 2) channels_lookback(cha
   T state[VEC];
 #pragma unroll
   for (int v = 0; v < VEC; v++) state[v] = s_row[row][v][col].b;
-  run_channel_steps<Shape, SHIFTED>(p, c0, i0, av, bv, state);
+  run_channel_steps<Shape, SHIFTED>(p, c0, i0, stage, state);
 }
 
 }  // namespace gp
