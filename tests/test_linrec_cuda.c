@@ -13,8 +13,11 @@
  * group; sequence-major, the walk in strands: 64 x 32768 at two blocks an
  * SM, four strands a sequence, vector loads; 20 x 40001 at one block an
  * SM, five strands, scalar loads, a partial tile; 60 x 33000, two strands,
- * vector loads, a partial tile); and batches in strands on three streams
- * at once, each round's bits against the batch run alone.
+ * vector loads, a partial tile; 17 channels of 5000 steps, time-major:
+ * narrow channel tiles of one partial group, scalar loads); batches in
+ * strands on three streams at once, each round's bits against the batch
+ * run alone; and every batch path and one sequence captured into a CUDA
+ * graph, replayed on new data, against the call run directly.
  */
 #include <cuda_runtime_api.h>
 #include <float.h>
@@ -221,10 +224,82 @@ START_TEST(linrec_strands_beside_other_streams) {
 }
 END_TEST
 
+/* A call captured into a CUDA graph gives, replayed on new data, the bits
+ * the same call gives run directly: every batch path (the tile state's
+ * counter and words taken at capture, the walk's cooperative launch) and
+ * one sequence. gpu_linrec_offsets reads its offsets back to check them,
+ * which waits for the stream, so it cannot be captured (docs/linrec.md). */
+static void check_graph_replay(const lr_case *c, const char *what) {
+  const size_t n = lr_case_n(c);
+  float *ha = tu_xmalloc(n * 4), *hb = tu_xmalloc(n * 4), *got = tu_xmalloc(n * 4);
+  float *a = tu_alloc(n * 4), *b = tu_alloc(n * 4), *h = tu_alloc(n * 4);
+  int64_t *offsets = NULL;
+  if (c->form == LR_OFFSETS) {
+    offsets = tu_alloc((c->nseg + 1) * sizeof(int64_t));
+    tu_upload(offsets, c->offsets, (c->nseg + 1) * sizeof(int64_t));
+  }
+  cudaStream_t stream;
+  CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  gpu_set_stream(stream);
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  CUDA_OK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  const gpu_status st = lr_call(c, a, b, h, NULL, NULL, offsets);
+  char call_error[300] = "GPU_OK";
+  if (st != GPU_OK) snprintf(call_error, sizeof call_error, "%s", gpu_last_error());
+  const cudaError_t end = cudaStreamEndCapture(stream, &graph);
+  ck_assert_msg(st == GPU_OK && end == cudaSuccess, "%s: the captured call: %s; the end of the capture: %s", what,
+                call_error, cudaGetErrorString(end));
+  CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
+  for (int round = 0; round < 2; round++) {
+    lr_fill_uniform(ha, n, GPU_F32, -1, 1);
+    lr_fill_uniform(hb, n, GPU_F32, -1, 1);
+    float *want = lr_run(c, ha, hb, NULL);
+    tu_upload(a, ha, n * 4);
+    tu_upload(b, hb, n * 4);
+    tu_poison(h, n * 4);
+    CUDA_OK(cudaGraphLaunch(exec, stream));
+    CUDA_OK(cudaStreamSynchronize(stream));
+    tu_download(got, h, n * 4);
+    ck_assert_msg(memcmp(got, want, n * 4) == 0, "%s: replay %d: other bits than the direct call", what, round);
+    free(want);
+  }
+  CUDA_OK(cudaGraphExecDestroy(exec));
+  CUDA_OK(cudaGraphDestroy(graph));
+  gpu_set_stream(NULL);
+  CUDA_OK(cudaStreamDestroy(stream));
+  tu_free(a), tu_free(b), tu_free(h), tu_free(offsets);
+  free(ha), free(hb), free(got);
+}
+
+START_TEST(linrec_graph_replay) {
+  static const struct {
+    size_t len, count;
+    unsigned flags;
+    const char *what;
+  } batches[] = {
+      {4100, 2050, GPU_TIME_MAJOR, "time-major, narrow tiles, the chain"},
+      {5000, 100, GPU_TIME_MAJOR | GPU_REVERSE, "time-major, narrow tiles, the tree, reversed"},
+      {300, 1100, GPU_TIME_MAJOR, "time-major, wide tiles"},
+      {4100, 500, 0, "sequence-major, the walk"},
+      {32768, 64, 0, "sequence-major, the walk in strands"},
+      {5000, 30, GPU_REVERSE, "sequence-major, sequence tiles, reversed"},
+      {300, 700, 0, "sequence-major, look-back over start flags"},
+  };
+  for (size_t i = 0; i < sizeof batches / sizeof batches[0]; i++) {
+    const lr_case c = {LR_BATCH, GPU_F32, batches[i].len, batches[i].count, NULL, 0, batches[i].flags, false, false};
+    check_graph_replay(&c, batches[i].what);
+  }
+  const lr_case one = {LR_SINGLE, GPU_F32, (size_t)3 << 20, 1, NULL, 0, 0, false, false};
+  check_graph_replay(&one, "one sequence, pipelined");
+}
+END_TEST
+
 void linrec_add_cuda_cases(Suite *s) {
   TCase *cuda = tu_tcase("cuda");
   tcase_add_test(cuda, linrec_cuda_matches_host);
   tcase_add_test(cuda, linrec_n_above_2_to_32);
   tcase_add_test(cuda, linrec_strands_beside_other_streams);
+  tcase_add_test(cuda, linrec_graph_replay);
   suite_add_tcase(s, cuda);
 }
