@@ -61,8 +61,10 @@ __device__ inline void publish_state(const state_lookback &l, int width, uint64_
  * The state before time tile k >= 1 of `sequence` of tile `tile`: the
  * nearest earlier published state, LOOK tiles at a time (their loads in
  * flight together), then the aggregates after it, oldest first (LOOK
- * loads in flight, each waited for). LOOK is 8 in f32, 6 in f64: what fits
- * beside a tile's values in the 128 registers two blocks an SM allow.
+ * loads in flight, each waited for). LOOK is 8 in f32, 6 in f64, sized
+ * when the channel tiles held their values in registers at two blocks an
+ * SM; the staged channel tiles at three take it within 46-80 registers, no
+ * spill.
  */
 template <typename T>
 __device__ inline T incoming_state(const state_lookback &l, int width, uint64_t tile, uint64_t k, int sequence,
