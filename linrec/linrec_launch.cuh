@@ -215,16 +215,22 @@ gpu_status launch_channel_tiles(const char *fn, const T *a, const T *b, T *h, co
 }
 
 /* The channel tiles at the width and look-back linrec_tuning.h takes for
- * the batch: narrow from LINREC_TIME_MAJOR_NARROW_TILES_MIN_LEN steps,
- * with the chain of states from LINREC_CHANNEL_CHAIN_MIN_GROUPS groups. */
+ * the batch: narrow from LINREC_TIME_MAJOR_NARROW_TILES_MIN_LEN steps, half
+ * as wide where the channels fit that (one group: the tree), with the chain
+ * of states from LINREC_CHANNEL_CHAIN_MIN_GROUPS groups (the backward pass:
+ * LINREC_CHANNEL_CHAIN_MIN_GROUPS_BACKWARD). */
 template <bool SHIFTED = false, typename T>
 gpu_status launch_channel_tiles_for(const char *fn, const T *a, const T *b, T *h, const T *h0, const gp_linrec_shape &s,
                                     bool reverse, cudaStream_t stream, backward_gradients<T> grad = {}) {
   using narrow = channel_tile_shape<T, LINREC_CHANNEL_TILE_ROW_THREADS, LINREC_CHANNEL_TILE_STEPS>;
+  using half = channel_tile_shape<T, LINREC_CHANNEL_TILE_ROW_THREADS / 2, LINREC_CHANNEL_TILE_STEPS>;
   using wide = channel_tile_shape<T, 32, LINREC_CHANNEL_TILE_STEPS>;
+  constexpr uint64_t chain_min_groups =
+      SHIFTED ? LINREC_CHANNEL_CHAIN_MIN_GROUPS_BACKWARD : LINREC_CHANNEL_CHAIN_MIN_GROUPS;
   if (s.len < LINREC_TIME_MAJOR_NARROW_TILES_MIN_LEN)
     return launch_channel_tiles<wide, SHIFTED>(fn, a, b, h, h0, s, reverse, stream, grad);
-  if (narrow::groups(s.count) >= LINREC_CHANNEL_CHAIN_MIN_GROUPS)
+  if (s.count <= half::width) return launch_channel_tiles<half, SHIFTED>(fn, a, b, h, h0, s, reverse, stream, grad);
+  if (narrow::groups(s.count) >= chain_min_groups)
     return launch_channel_tiles<narrow, SHIFTED, state_chain_lookback>(fn, a, b, h, h0, s, reverse, stream, grad);
   return launch_channel_tiles<narrow, SHIFTED>(fn, a, b, h, h0, s, reverse, stream, grad);
 }

@@ -164,9 +164,15 @@ constexpr uint64_t LINREC_SEQ_MAJOR_WALK_MAX_STRANDS = 8;
  * its rows) and, from 1024 channels, run them (4096 x 256: 0.66). Below 64
  * channels the narrow tiles still beat the three passes: 32 x 2^19 0.62
  * against 0.47, 16 x 2^20 0.41 against 0.39 (register tiles; staged 0.65
- * and 0.47); fewer than 16 channels are not measured. */
+ * and 0.47). Where the channels fit half the narrow width (16 f32, 8 f64),
+ * the tiles are that wide, LINREC_CHANNEL_TILE_ROW_THREADS / 2 threads a
+ * row, so that no column of threads idles: 16 x 2^20 0.50 against 0.43
+ * at 32 wide, the backward 0.58 against 0.51 (staged; 8 wide at 16
+ * channels 0.35: a channel's thread folds and walks 128 rows' pairs in
+ * turn). From 8 channels: half the columns idle at 8 as at 16 channels
+ * with 32-wide tiles, which beat the three passes there. */
 constexpr uint64_t LINREC_TIME_MAJOR_TILES_MIN_COUNT = 1024;
-constexpr uint64_t LINREC_TIME_MAJOR_NARROW_TILES_MIN_COUNT = 16;
+constexpr uint64_t LINREC_TIME_MAJOR_NARROW_TILES_MIN_COUNT = 8;
 constexpr uint64_t LINREC_TIME_MAJOR_NARROW_TILES_MIN_LEN = 4096;
 constexpr int LINREC_CHANNEL_TILE_ROW_THREADS = 8;
 /* Narrow channel tiles of at least this many channel groups look back
@@ -180,9 +186,14 @@ constexpr int LINREC_CHANNEL_TILE_ROW_THREADS = 8;
  * 0.86 / 0.86 / 0.79 / 0.82, 1024 x 16384 0.82 / 0.84 / 0.78 / 0.72, 512 x
  * 32768 0.76 / 0.79 / 0.74 / 0.75, 256 x 65536 0.52 / 0.74 / 0.68 / 0.68,
  * 128 x 131072 0.31 / 0.70 / 0.65 / 0.63, 64 x 2^20 0.16 / 0.65 / 0.62 /
- * 0.59 (a second call: 1024 x 16384 0.82 / 0.82). The backward at 1024 x
- * 16384, chain / radix 4: 0.78 / 0.75; so the chain from 32 groups. f64
- * (16 channels a group) takes the same count of groups, unmeasured. */
-constexpr uint64_t LINREC_CHANNEL_CHAIN_MIN_GROUPS = 32;
+ * 0.59 (a second call: 1024 x 16384 0.82 / 0.82). Staged in shared memory
+ * at three blocks an SM (two calls), chain / radix 4: 2048 x 8192 0.86 /
+ * 0.86 and 0.87 / 0.86, 1024 x 16384 0.78 / 0.81 and 0.79 / 0.81: the
+ * forward takes the chain from 64 groups. The backward at 1024 x 16384,
+ * chain / radix 4: 0.82 / 0.78 staged (0.78 / 0.75 in registers): the
+ * chain from 32 groups. f64 (16 channels a group) takes the same counts of
+ * groups, unmeasured. */
+constexpr uint64_t LINREC_CHANNEL_CHAIN_MIN_GROUPS = 64;
+constexpr uint64_t LINREC_CHANNEL_CHAIN_MIN_GROUPS_BACKWARD = 32;
 
 }  // namespace gp

@@ -238,19 +238,14 @@ static void check_graph_replay(const lr_case *c, const char *what) {
     offsets = tu_alloc((c->nseg + 1) * sizeof(int64_t));
     tu_upload(offsets, c->offsets, (c->nseg + 1) * sizeof(int64_t));
   }
-  cudaStream_t stream;
-  CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  gpu_set_stream(stream);
-  cudaGraph_t graph;
-  cudaGraphExec_t exec;
-  CUDA_OK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  tu_graph g;
+  tu_graph_begin(&g);
   const gpu_status st = lr_call(c, a, b, h, NULL, NULL, offsets);
   char call_error[300] = "GPU_OK";
   if (st != GPU_OK) snprintf(call_error, sizeof call_error, "%s", gpu_last_error());
-  const cudaError_t end = cudaStreamEndCapture(stream, &graph);
+  const cudaError_t end = tu_graph_end(&g);
   ck_assert_msg(st == GPU_OK && end == cudaSuccess, "%s: the captured call: %s; the end of the capture: %s", what,
                 call_error, cudaGetErrorString(end));
-  CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
   for (int round = 0; round < 2; round++) {
     lr_fill_uniform(ha, n, GPU_F32, -1, 1);
     lr_fill_uniform(hb, n, GPU_F32, -1, 1);
@@ -258,16 +253,13 @@ static void check_graph_replay(const lr_case *c, const char *what) {
     tu_upload(a, ha, n * 4);
     tu_upload(b, hb, n * 4);
     tu_poison(h, n * 4);
-    CUDA_OK(cudaGraphLaunch(exec, stream));
-    CUDA_OK(cudaStreamSynchronize(stream));
+    CUDA_OK(cudaGraphLaunch(g.exec, g.stream));
+    CUDA_OK(cudaStreamSynchronize(g.stream));
     tu_download(got, h, n * 4);
     ck_assert_msg(memcmp(got, want, n * 4) == 0, "%s: replay %d: other bits than the direct call", what, round);
     free(want);
   }
-  CUDA_OK(cudaGraphExecDestroy(exec));
-  CUDA_OK(cudaGraphDestroy(graph));
-  gpu_set_stream(NULL);
-  CUDA_OK(cudaStreamDestroy(stream));
+  tu_graph_free(&g);
   tu_free(a), tu_free(b), tu_free(h), tu_free(offsets);
   free(ha), free(hb), free(got);
 }

@@ -22,29 +22,22 @@ START_TEST(scan_graph_replay) {
   const size_t n = 3000001;
   uint32_t *in = tu_alloc(n * 4), *out = tu_alloc(n * 4);
   uint32_t *h = tu_xmalloc(n * 4), *ref = tu_xmalloc(n * 4), *got = tu_xmalloc(n * 4);
-  cudaStream_t stream;
-  CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  gpu_set_stream(stream);
-  cudaGraph_t graph;
-  cudaGraphExec_t exec;
-  CUDA_OK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  tu_graph g;
+  tu_graph_begin(&g);
   gpu_status s = gpu_scan(in, out, n, GPU_U32, GPU_ADD, GPU_EXCLUSIVE);
-  CUDA_OK(cudaStreamEndCapture(stream, &graph));
+  CUDA_OK(tu_graph_end(&g));
   ck_assert_msg(s == GPU_OK, "captured gpu_scan: %s", gpu_last_error());
-  CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
+  const cudaStream_t stream = g.stream;
   for (int round = 0; round < 3; round++) {
     fill_and_reference(h, ref, n, GPU_EXCLUSIVE);
     CUDA_OK(cudaMemcpyAsync(in, h, n * 4, cudaMemcpyHostToDevice, stream));
     CUDA_OK(cudaMemsetAsync(out, 0xA5, n * 4, stream));
-    CUDA_OK(cudaGraphLaunch(exec, stream));
+    CUDA_OK(cudaGraphLaunch(g.exec, stream));
     CUDA_OK(cudaMemcpyAsync(got, out, n * 4, cudaMemcpyDeviceToHost, stream));
     CUDA_OK(cudaStreamSynchronize(stream));
     ck_assert_msg(memcmp(got, ref, n * 4) == 0, "graph replay %d: wrong result", round);
   }
-  CUDA_OK(cudaGraphExecDestroy(exec));
-  CUDA_OK(cudaGraphDestroy(graph));
-  gpu_set_stream(NULL);
-  CUDA_OK(cudaStreamDestroy(stream));
+  tu_graph_free(&g);
   tu_free(in);
   tu_free(out);
   free(h);
