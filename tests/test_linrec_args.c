@@ -278,18 +278,19 @@ static size_t batch_at(const lr_case *c, size_t s, size_t t) {
  * opposite direction, and da[t] = db[t] * h one step earlier, h0[s] at
  * sequence s's first step, exactly. Both layouts, both directions; on the
  * CUDA backend each of its paths (linrec_tuning.h): the channel path
- * (time-major up to 1023 channels, or up to 63 from 4096 steps;
+ * (time-major up to 1023 channels, or up to 7 from 4096 steps;
  * sequence-major, 8 steps or fewer and 2^13 sequences or more), the
  * channel tiles (time-major, the rest; 520 x 1028: wide tiles, 9 along
  * time, a partial channel group; 20000 x 64: narrow tiles, 79 along time,
- * the tree of radix 4; 1030 channels of 4096 steps: narrow tiles, the
+ * the tree of radix 4; 4500 x 9: in f32 half-width tiles, 9 along time,
+ * a partial channel group; 1030 channels of 4096 steps: narrow tiles, the
  * chain of states),
  * the sequence tiles (sequence-major, 4096 steps or more) and the
  * look-back over start flags (the other sequence-major shapes). */
 START_TEST(linrec_backward_batch) {
   static const size_t shapes[][2] = {{1, 5},     {37, 300},   {3000, 7},  {100003, 2}, {4097, 3},
                                      {20000, 64}, {50, 1},    {129, 2048}, {37, 2050}, {4, 8200},
-                                     {520, 1028}, {4096, 1030}};
+                                     {520, 1028}, {4096, 1030}, {4500, 9}};
   for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
     for (int ti = 0; ti < 2; ti++)
       for (unsigned flags = 0; flags <= (GPU_REVERSE | GPU_TIME_MAJOR); flags++) {

@@ -131,7 +131,8 @@ START_TEST(linrec_cuda_matches_host) {
   static const size_t shapes[][2] = {{1000003, 1}, {256, 4096}, {4096, 256}, {3, 100000}, {16, 70001},
                                      {100003, 7}, {20000, 64}, {300001, 3}, {1000, 4099}, {8192, 256},
                                      {4100, 500}, {12000, 150}, {4100, 2050}, {32768, 64},
-                                     {40001, 20}, {33000, 60}, {5000, 17}};
+                                     {40001, 20}, {33000, 60}, {5000, 17}, {5000, 16},
+                                     {4500, 9},   {4097, 8}};
   for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
     /* Quick (under the sanitizers): the shapes up to 2^21 elements. */
     if (tu_quick() && shapes[i][0] * shapes[i][1] > ((size_t)1 << 21)) continue;
@@ -273,6 +274,7 @@ START_TEST(linrec_graph_replay) {
       {4100, 2050, GPU_TIME_MAJOR, "time-major, narrow tiles, the chain"},
       {5000, 100, GPU_TIME_MAJOR | GPU_REVERSE, "time-major, narrow tiles, the tree, reversed"},
       {300, 1100, GPU_TIME_MAJOR, "time-major, wide tiles"},
+      {4100, 12, GPU_TIME_MAJOR, "time-major, half-width tiles"},
       {4100, 500, 0, "sequence-major, the walk"},
       {32768, 64, 0, "sequence-major, the walk in strands"},
       {5000, 30, GPU_REVERSE, "sequence-major, sequence tiles, reversed"},

@@ -17,8 +17,8 @@
  *   3. each thread runs h = a h + b over its steps from its row's state
  *
  * The values wait in shared memory, not registers, so that three blocks
- * fit an SM (46-80 registers a thread; 64 KiB of values and 8 KiB of
- * row pairs a block): a tile's wait for its incoming state holds its
+ * fit an SM (46-80 registers a thread, the f64 tiles of 4 threads a row
+ * spilling 4 bytes; 64 KiB of values and 8 KiB of row pairs a block): a tile's wait for its incoming state holds its
  * block, and a third block keeps loading while two wait (bench/NOTES.md
  * has the measurements). A thread reads back only the slots it copied, so
  * its own cp.async.wait_group is all the copies need.
