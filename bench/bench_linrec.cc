@@ -29,11 +29,6 @@
 //                        binary Fenwick tree; bench-only), sm/ fen4k and
 //                        fen2k (sequence tiles with the Fenwick tree;
 //                        bench-only), with rows at 128 and 512 channels too;
-//                        tm/ also the channel tiles at other shapes with
-//                        the library's look-back for their groups
-//                        (bench-only): w16 and w8 (16 and 8 channels
-//                        wide), s4b4 (32 wide, 4 steps a thread, four
-//                        blocks an SM);
 //                        then short sequence-major sequences, where the
 //                        channel and look-back paths cross
 //   bwd/tm/<C>x<T>, bwd/sm/<C>x<T>  the backward pass of a batch
@@ -41,7 +36,7 @@
 //                        the plan's path, the three passes (tm) or the
 //                        look-back over start flags (sm), the tiles (tm from
 //                        4096 steps also: tree, the tiles 32 wide with the
-//                        tree of radix 4; w16, 16 wide), and a
+//                        tree of radix 4), and a
 //                        plain loop kernel walking time backwards; its copy
 //                        reads a, h and dh and writes da and db
 // Every row also times a kernel that reads a and b and writes h (copy):
@@ -161,11 +156,10 @@ void time_row(const std::vector<bench_fn> &fns, const std::vector<void *> &args,
 }
 
 // Whether a forced path takes the shape (cub_linrec_shim.h): one sequence, paths 0 and 1; a batch, every
-// path but 1, with 2, 5 to 9, 11, 15 and 16 sequence-major only and 12 to 14 and 17 to 19 time-major only.
+// path but 1, with 2, 5 to 9, 11, 15 and 16 sequence-major only and 12 to 14 time-major only.
 bool path_applies(int path, const data &d) {
   if (d.count == 1) return path <= 1;
   if (path == 1) return false;
-  if (path >= 17) return d.time_major;
   if (path == 2 || path >= 15) return !d.time_major;
   if (path <= 4 || path == 10) return true;
   return d.time_major == (path >= 12);
@@ -181,7 +175,7 @@ std::string check(data &d) {
   } else {
     linrec_plain_loop(d.a, d.b, want, d.len, d.count, d.time_major);
   }
-  for (int path = 0; path <= 19; path++) {
+  for (int path = 0; path <= 16; path++) {
     if (!path_applies(path, d)) continue;
     bench_poison(d.h, n * 4);
     const int s = linrec_gpuprim_path(path, d.a, d.b, d.h, d.len, d.count, d.time_major);
@@ -227,10 +221,9 @@ void linrec_benchmark(benchmark::State &state, std::string name, size_t len, siz
                 {"walk1024x4", 9}, {"strands512", 15}, {"strands1024", 16}};
   constexpr int SHAPES = sizeof forced / sizeof forced[0];
   std::vector<data> shaped(SHAPES, d);
-  // The tiles with a look-back policy forced (paths 10 to 14), and at other shapes (17 to 19).
-  data other[2] = {d, d}, radix8 = d, fenwick = d, tree = d, w16 = d, w8 = d, s4b4 = d;
+  // The tiles with a look-back policy forced (paths 10 to 14).
+  data other[2] = {d, d}, radix8 = d, fenwick = d, tree = d;
   other[0].path = 10, other[1].path = 11, radix8.path = 12, fenwick.path = 13, tree.path = 14;
-  w16.path = 17, w8.path = 18, s4b4.path = 19;
   size_t loop = SIZE_MAX;
   time_as(timed_plan, "gpuprim", &d);
   if (count == 1) {
@@ -244,9 +237,6 @@ void linrec_benchmark(benchmark::State &state, std::string name, size_t len, siz
       time_as(timed_path, "tree", &tree);
       time_as(timed_path, "r8", &radix8);
       time_as(timed_path, "fenwick", &fenwick);
-      time_as(timed_path, "w16", &w16);
-      time_as(timed_path, "w8", &w8);
-      time_as(timed_path, "s4b4", &s4b4);
     }
     if (!time_major && len >= 4096) {
       for (int i = 0; i < SHAPES; i++) {
@@ -298,9 +288,9 @@ void linrec_backward_benchmark(benchmark::State &state, std::string name, size_t
   bench_fill_random(d.dh, n, GPU_F32, 3);
   linrec_plain_loop(d.a, d.b, d.h, len, count, time_major);
   const int old_path = time_major ? 3 : 2;
-  const bool forced = time_major && len >= 4096;  // the tree and 16-wide tiles (paths 14, 17)
+  const bool forced = time_major && len >= 4096;  // the tree (path 14)
   std::vector<int> paths{0, old_path, 4};
-  if (forced) paths.insert(paths.end(), {14, 17});
+  if (forced) paths.push_back(14);
   rows.push_back({name, {}, {}, check_backward(d, paths)});
   row &r = rows.back();
   if (!r.error.empty()) {
@@ -309,15 +299,15 @@ void linrec_backward_benchmark(benchmark::State &state, std::string name, size_t
     return;
   }
   // One data per forced path: timed_backward reads the path from it.
-  data plan = d, old = d, tiles = d, tree = d, w16 = d;
-  plan.path = 0, old.path = old_path, tiles.path = 4, tree.path = 14, w16.path = 17;
+  data plan = d, old = d, tiles = d, tree = d;
+  plan.path = 0, old.path = old_path, tiles.path = 4, tree.path = 14;
   std::vector<bench_fn> fns{timed_backward, timed_backward, timed_backward};
   std::vector<void *> args{&plan, &old, &tiles};
   r.who = {"gpuprim", time_major ? "channels" : "lookback", "tiles"};
   if (forced) {
-    fns.insert(fns.end(), {timed_backward, timed_backward});
-    args.insert(args.end(), {&tree, &w16});
-    r.who.insert(r.who.end(), {"tree", "w16"});
+    fns.push_back(timed_backward);
+    args.push_back(&tree);
+    r.who.push_back("tree");
   }
   const size_t loop = fns.size();
   fns.insert(fns.end(), {timed_loop_backward, timed_copy_backward});
@@ -385,6 +375,12 @@ void register_all(bool quick) {
     const size_t len = (size_t(1) << 24) / count;
     for (int tm = 1; tm >= 0; tm--)
       add(std::string(tm ? "tm/" : "sm/") + std::to_string(count) + "x" + std::to_string(len), len, count, tm);
+    add("bwd/tm/" + std::to_string(count) + "x" + std::to_string(len), len, count, true, true);
+  }
+  // Where the time-major tiles 16 channels wide and the three passes cross (LINREC_TIME_MAJOR_NARROW_TILES_MIN_COUNT).
+  for (size_t count : {8, 12}) {
+    const size_t len = (size_t(1) << 24) / count;
+    add("tm/" + std::to_string(count) + "x" + std::to_string(len), len, count, true);
     add("bwd/tm/" + std::to_string(count) + "x" + std::to_string(len), len, count, true, true);
   }
   // Where sequence-major batches of short sequences change paths

@@ -168,27 +168,6 @@ int channel_tiles_at(const float *a, const float *b, float *h, const gp_linrec_s
                                                               static_cast<cudaStream_t>(gp_stream())));
 }
 
-/* The time-major channel tiles of Shape with the library's look-back for
- * the count of groups (the chain from LINREC_CHANNEL_CHAIN_MIN_GROUPS, else
- * the tree of radix 4); forward, or (grad given) the backward pass. */
-template <typename Shape, bool SHIFTED = false, typename T>
-int channel_tiles_shaped(const T *a, const T *b, T *h, const gp_linrec_shape &s,
-                         gp::backward_gradients<T> grad = {}) {
-  const auto stream = static_cast<cudaStream_t>(gp_stream());
-  const T *no_h0 = nullptr;
-  const bool reverse = SHIFTED;
-  if (Shape::groups(s.count) >= gp::LINREC_CHANNEL_CHAIN_MIN_GROUPS)
-    return int(gp::launch_channel_tiles<Shape, SHIFTED, gp::state_chain_lookback>("bench", a, b, h, no_h0, s, reverse,
-                                                                                  stream, grad));
-  return int(gp::launch_channel_tiles<Shape, SHIFTED>("bench", a, b, h, no_h0, s, reverse, stream, grad));
-}
-
-/* Channel tiles 16 and 8 channels wide, and 32 wide of 4 steps a thread at
- * four blocks an SM (bench-only). */
-using channel_tiles_w16 = gp::channel_tile_shape<float, 4, gp::LINREC_CHANNEL_TILE_STEPS>;
-using channel_tiles_w8 = gp::channel_tile_shape<float, 2, gp::LINREC_CHANNEL_TILE_STEPS>;
-using channel_tiles_s4b4 = gp::channel_tile_shape<float, gp::LINREC_CHANNEL_TILE_ROW_THREADS, 4, 4>;
-
 /* The sequence walk at one shape, whatever the count; split: in strands
  * (as many as fit beside each other, at most 8; the sequence tiles where
  * only one fits). */
@@ -214,9 +193,6 @@ extern "C" int linrec_gpuprim_path(int path, const float *a, const float *b, flo
   if (path == 12 && time_major) return channel_tiles_at<NARROW, gp::radix_lookback_of<3>>(a, b, h, s);
   if (path == 13 && time_major) return channel_tiles_at<NARROW, gp::fenwick_lookback>(a, b, h, s);
   if (path == 14 && time_major) return channel_tiles_at<NARROW>(a, b, h, s);
-  if (path == 17 && time_major) return channel_tiles_shaped<channel_tiles_w16>(a, b, h, s);
-  if (path == 18 && time_major) return channel_tiles_shaped<channel_tiles_w8>(a, b, h, s);
-  if (path == 19 && time_major) return channel_tiles_shaped<channel_tiles_s4b4>(a, b, h, s);
   if (path == 15 && !time_major) return sequence_walk_at<gp::linrec_tuning<4>::sequence_walk>(a, b, h, s, true);
   if (path == 16 && !time_major)
     return sequence_walk_at<gp::linrec_tuning<4>::sequence_walk_long>(a, b, h, s, true);
@@ -242,6 +218,5 @@ extern "C" int linrec_gpuprim_backward_path(int path, const float *a, const floa
   if (path == 14 && time_major)
     return int(gp::launch_channel_tiles<narrow, true>("bench", a, dh, db, static_cast<const float *>(nullptr), s, true,
                                                       static_cast<cudaStream_t>(gp_stream()), grad));
-  if (path == 17 && time_major) return channel_tiles_shaped<channel_tiles_w16, true>(a, dh, db, s, grad);
   return int(gp::linrec_backward_run<float>(plan, a, h, dh, da, db, s, static_cast<cudaStream_t>(gp_stream())));
 }

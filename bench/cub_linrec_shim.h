@@ -55,15 +55,12 @@ float linrec_max_difference_plain(const float *x, const float *y, size_t n);
  * library's tree of radix 4 (14; linrec_radix_lookback.cuh); sequence-major
  * only, the walk in strands (as many as fit beside each other, at most 8;
  * the sequence tiles where only one fits) at 15 sequence_walk's shape and
- * 16 sequence_walk_long's; time-major only, the channel tiles with the
- * library's look-back for their count of groups at three shapes
- * (bench-only): 17 16 channels wide, 18 8 wide, 19 32 wide of 4 steps a
- * thread at four blocks an SM. Returns a gpu_status. */
+ * 16 sequence_walk_long's. Returns a
+ * gpu_status. */
 int linrec_gpuprim_path(int path, const float *a, const float *b, float *h, size_t len, size_t count, int time_major);
 /* gpuprim's backward pass of a batch (gpu_linrec_backward_batch, h0 NULL,
  * forward not reversed) along the same paths: 2 to 4 as above; time-major,
- * the channel tiles 32 wide with the tree of radix 4 (14) and 16 wide
- * (17). */
+ * the channel tiles 32 wide with the tree of radix 4 (14). */
 int linrec_gpuprim_backward_path(int path, const float *a, const float *h, const float *dh, float *da, float *db,
                                  size_t len, size_t count, int time_major);
 
