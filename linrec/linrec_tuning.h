@@ -169,8 +169,9 @@ constexpr uint64_t LINREC_SEQ_MAJOR_WALK_MAX_STRANDS = 8;
  * row, so that no column of threads idles: 16 x 2^20 0.50 against 0.43
  * at 32 wide, the backward 0.58 against 0.51 (staged; 8 wide at 16
  * channels 0.35: a channel's thread folds and walks 128 rows' pairs in
- * turn). From 8 channels: half the columns idle at 8 as at 16 channels
- * with 32-wide tiles, which beat the three passes there. */
+ * turn). They run from 8 channels: 8 x 2^21 0.38 against the three
+ * passes' 0.27 (backward 0.46 against 0.34), 12 x 1398101 0.40 against
+ * 0.28; fewer than 8 channels are not measured. */
 constexpr uint64_t LINREC_TIME_MAJOR_TILES_MIN_COUNT = 1024;
 constexpr uint64_t LINREC_TIME_MAJOR_NARROW_TILES_MIN_COUNT = 8;
 constexpr uint64_t LINREC_TIME_MAJOR_NARROW_TILES_MIN_LEN = 4096;
