@@ -2,7 +2,7 @@
  * The channel path in one pass, for time-major [T][C] batches: tiles of
  * WIDTH adjacent channels x TILE_STEPS steps, a block each, taken in order
  * from a counter, time tile k of every channel group before time tile
- * k + 1. A tile reads a and b once, into registers, and writes h once.
+ * k + 1. A tile reads a and b once, into shared memory, and writes h once.
  *
  * A block of 256 threads is ROWS rows of LROW threads; a row covers WIDTH =
  * LROW x VEC channels (one 16-byte vector a thread), and each thread STEPS
@@ -18,9 +18,9 @@
  *
  * The values wait in shared memory, not registers, so that three blocks
  * fit an SM (46-80 registers a thread, the f64 tiles of 4 threads a row
- * spilling 4 bytes; 64 KiB of values and 8 KiB of row pairs a block): a tile's wait for its incoming state holds its
- * block, and a third block keeps loading while two wait (bench/NOTES.md
- * has the measurements). A thread reads back only the slots it copied, so
+ * spilling 4 bytes; 64 KiB of values and 8 KiB of row pairs a block): a
+ * tile's wait for its incoming state holds its block, and a third block
+ * keeps loading while two wait (bench/NOTES.md has the measurements). A thread reads back only the slots it copied, so
  * its own cp.async.wait_group is all the copies need.
  *
  * The look-back along time is a policy, a thread per channel:
