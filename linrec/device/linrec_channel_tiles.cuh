@@ -20,8 +20,9 @@
  * fit an SM (46-80 registers a thread, the f64 tiles of 4 threads a row
  * spilling 4 bytes; 64 KiB of values and 8 KiB of row pairs a block): a
  * tile's wait for its incoming state holds its block, and a third block
- * keeps loading while two wait (bench/NOTES.md has the measurements). A thread reads back only the slots it copied, so
- * its own cp.async.wait_group is all the copies need.
+ * keeps loading while two wait (bench/NOTES.md has the measurements). A
+ * thread reads back only the slots it copied, so its own
+ * cp.async.wait_group is all the copies need.
  *
  * The look-back along time is a policy, a thread per channel:
  * linrec_radix_lookback.cuh's tree, or linrec_state_lookback.cuh's chain
@@ -203,7 +204,10 @@ __global__ void __launch_bounds__(CHANNEL_TILE_THREADS, CHANNEL_TILE_BLOCKS)
   for (int s = 0; s < Shape::steps; s++) {
     const V av = stage.a_at(s), bv = stage.b_at(s);
 #pragma unroll
-    for (int v = 0; v < VEC; v++) fold[v] = s == 0 ? P{av.v[v], bv.v[v]} : lr_op<T>::apply(fold[v], P{av.v[v], bv.v[v]});
+    for (int v = 0; v < VEC; v++) {
+      const P x{av.v[v], bv.v[v]};
+      fold[v] = s == 0 ? x : lr_op<T>::apply(fold[v], x);
+    }
   }
 #pragma unroll
   for (int v = 0; v < VEC; v++) s_row[row][v][col] = fold[v];
