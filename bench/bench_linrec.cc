@@ -36,9 +36,9 @@
 //                        the plan's path, the three passes (tm) or the
 //                        look-back over start flags (sm), the tiles (tm from
 //                        4096 steps also: tree, the tiles 32 wide with the
-//                        tree of radix 4), and a
-//                        plain loop kernel walking time backwards; its copy
-//                        reads a, h and dh and writes da and db
+//                        tree of radix 4), and a plain loop kernel walking
+//                        time backwards; its copy reads a, h and dh and
+//                        writes da and db
 // Every row also times a kernel that reads a and b and writes h (copy):
 // copy/x = copy time / x's time (1.00 = the speed of moving the bytes).
 // A row's kernels run round robin, the plain loop on its own after them
